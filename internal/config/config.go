@@ -1,0 +1,473 @@
+// Package config loads Podcode's configuration: a user-level podcode.json
+// and the project's podcode.json over it.
+//
+// Files are JSON with comments and trailing commas allowed. Every error names
+// the file, the line and column, and the key; a key Podcode does not know is a
+// warning (with its position), never a silent no-op.
+//
+// Layers, in order: the user's file ($XDG_CONFIG_HOME/podcode/podcode.json,
+// by default ~/.config/podcode/podcode.json), then the project's
+// (podcode.json in the directory Podcode starts in). How the project's file
+// merges over the user's is stated at each field of Config.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tailscale/hujson"
+)
+
+// FileName is the name of a configuration file.
+const FileName = "podcode.json"
+
+// Config is the merged configuration.
+type Config struct {
+	// Plugin lists plugin specifiers in load order: the user's, then the
+	// project's (SPEC H2). A specifier is a path relative to the file that
+	// names it, an absolute path, a file:// URL, or an npm package name
+	// resolved from the node_modules beside that file.
+	Plugin []PluginRef
+	// PluginConfig is plugin_config: each plugin's own block, by plugin id
+	// (SPEC P9), as raw JSON. The project's block for an id replaces the
+	// user's.
+	PluginConfig map[string]json.RawMessage
+	// DisabledPlugins are ids never loaded: the union of both files.
+	DisabledPlugins []string
+	// Model is "provider/model"; the project's wins. Empty means the default.
+	Model string
+	// Provider configures model providers; the project's options and models
+	// merge over the user's, key by key.
+	Provider map[string]Provider
+	// Tools configures the built-in tools; the project's non-zero values win,
+	// allowed paths are the union.
+	Tools Tools
+
+	// Files are the configuration files that were read, in layer order.
+	Files []string
+	// Warnings are problems that did not stop loading (an unknown key), each
+	// naming its file and position.
+	Warnings []string
+}
+
+// PluginRef is one entry of a plugin array, with where it was written.
+type PluginRef struct {
+	Spec    string // as written
+	Dir     string // the directory of the file that names it: relative specifiers resolve here
+	File    string // that file
+	Line    int
+	Project bool // named by the project's file rather than the user's
+}
+
+// Provider is one entry of provider.
+type Provider struct {
+	Options map[string]any   `json:"options,omitempty"`
+	Models  map[string]Model `json:"models,omitempty"`
+}
+
+// Model is one model of a provider.
+type Model struct {
+	Limit     Limit          `json:"limit"`
+	Options   map[string]any `json:"options,omitempty"`
+	Reasoning bool           `json:"reasoning,omitempty"` // the model takes a reasoning-effort option
+}
+
+// Limit is a model's token limits.
+type Limit struct {
+	Context int `json:"context"`
+	Output  int `json:"output"`
+}
+
+// Tools configures built-in tools.
+type Tools struct {
+	// AllowedPaths are directories outside the project that file tools and
+	// bash may use. Relative paths resolve against the file that names them.
+	AllowedPaths []string `json:"allowed_paths,omitempty"`
+	// BashTimeoutMs is bash's default time limit; a call may ask for less.
+	BashTimeoutMs int `json:"bash_timeout_ms,omitempty"`
+	// PluginTimeoutMs limits each execute of a plugin's tool.
+	PluginTimeoutMs int `json:"plugin_timeout_ms,omitempty"`
+}
+
+// file is the shape of one configuration file.
+type file struct {
+	Schema          string                     `json:"$schema,omitempty"`
+	Plugin          []string                   `json:"plugin,omitempty"`
+	PluginConfig    map[string]json.RawMessage `json:"plugin_config,omitempty"`
+	DisabledPlugins []string                   `json:"disabled_plugins,omitempty"`
+	Model           string                     `json:"model,omitempty"`
+	Provider        map[string]Provider        `json:"provider,omitempty"`
+	Tools           Tools                      `json:"tools"`
+}
+
+// knownKeys are the top-level keys of a file; others draw a warning.
+var knownKeys = []string{"$schema", "plugin", "plugin_config", "disabled_plugins", "model", "provider", "tools"}
+
+// Error is a problem in a configuration file, with its position.
+type Error struct {
+	File      string
+	Line, Col int    // 1-based; zero when unknown
+	Key       string // dotted path, e.g. provider.openai.models.gpt.limit.output
+	Msg       string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
+	}
+	if e.Key != "" {
+		fmt.Fprintf(&b, ": key %q", e.Key)
+	}
+	b.WriteString(": " + e.Msg)
+	return b.String()
+}
+
+// UserDir is the user's Podcode folder: $XDG_CONFIG_HOME/podcode, else
+// ~/.config/podcode.
+func UserDir() (string, error) {
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "podcode"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("config: no user config folder: %w", err)
+	}
+	return filepath.Join(home, ".config", "podcode"), nil
+}
+
+// Load reads the user's file (if any) and the project's file in cwd (if
+// any) and merges them. Missing files are not errors.
+func Load(cwd string) (*Config, error) {
+	userDir, err := UserDir()
+	if err != nil {
+		return nil, err
+	}
+	cfg := &Config{}
+	for _, layer := range []struct {
+		path    string
+		project bool
+	}{
+		{filepath.Join(userDir, FileName), false},
+		{filepath.Join(cwd, FileName), true},
+	} {
+		if layer.project && len(cfg.Files) == 1 && sameFile(cfg.Files[0], layer.path) {
+			continue // started in the user's config folder: one file, read once
+		}
+		data, err := os.ReadFile(layer.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+		if err := cfg.merge(layer.path, data, layer.project); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, nil
+}
+
+func sameFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+// Parse reads one file's content as the only layer (for tests and tools).
+func Parse(path string, data []byte, project bool) (*Config, error) {
+	cfg := &Config{}
+	if err := cfg.merge(path, data, project); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// merge decodes one file and merges it over cfg.
+func (cfg *Config) merge(path string, data []byte, project bool) error {
+	f, lines, warnings, err := decode(path, data)
+	if err != nil {
+		return err
+	}
+	cfg.Files = append(cfg.Files, path)
+	cfg.Warnings = append(cfg.Warnings, warnings...)
+	dir := filepath.Dir(path)
+	for i, spec := range f.Plugin {
+		cfg.Plugin = append(cfg.Plugin, PluginRef{Spec: spec, Dir: dir, File: path, Line: lines[i], Project: project})
+	}
+	for id, raw := range f.PluginConfig {
+		if cfg.PluginConfig == nil {
+			cfg.PluginConfig = map[string]json.RawMessage{}
+		}
+		cfg.PluginConfig[id] = raw
+	}
+	for _, id := range f.DisabledPlugins {
+		if !slices.Contains(cfg.DisabledPlugins, id) {
+			cfg.DisabledPlugins = append(cfg.DisabledPlugins, id)
+		}
+	}
+	if f.Model != "" {
+		cfg.Model = f.Model
+	}
+	for name, p := range f.Provider {
+		if cfg.Provider == nil {
+			cfg.Provider = map[string]Provider{}
+		}
+		cfg.Provider[name] = mergeProvider(cfg.Provider[name], p)
+	}
+	for _, p := range f.Tools.AllowedPaths {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		cfg.Tools.AllowedPaths = append(cfg.Tools.AllowedPaths, filepath.Clean(p))
+	}
+	if f.Tools.BashTimeoutMs != 0 {
+		cfg.Tools.BashTimeoutMs = f.Tools.BashTimeoutMs
+	}
+	if f.Tools.PluginTimeoutMs != 0 {
+		cfg.Tools.PluginTimeoutMs = f.Tools.PluginTimeoutMs
+	}
+	return nil
+}
+
+func mergeProvider(base, over Provider) Provider {
+	out := Provider{Options: mergeMaps(base.Options, over.Options)}
+	if len(base.Models)+len(over.Models) > 0 {
+		out.Models = map[string]Model{}
+	}
+	for name, m := range base.Models {
+		out.Models[name] = m
+	}
+	for name, m := range over.Models {
+		b, ok := out.Models[name]
+		if !ok {
+			out.Models[name] = m
+			continue
+		}
+		if m.Limit.Context != 0 {
+			b.Limit.Context = m.Limit.Context
+		}
+		if m.Limit.Output != 0 {
+			b.Limit.Output = m.Limit.Output
+		}
+		b.Options = mergeMaps(b.Options, m.Options)
+		b.Reasoning = b.Reasoning || m.Reasoning
+		out.Models[name] = b
+	}
+	return out
+}
+
+func mergeMaps(base, over map[string]any) map[string]any {
+	if len(base)+len(over) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(base)+len(over))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
+}
+
+// decode parses one file. lines holds the line of each plugin entry.
+func decode(path string, data []byte) (f file, lines []int, warnings []string, err error) {
+	ast, perr := hujson.Parse(data)
+	if perr != nil {
+		e := &Error{File: path, Msg: strings.TrimPrefix(perr.Error(), "hujson: ")}
+		// hujson says "line L, column C: what"; keep the position as ours.
+		if _, err := fmt.Sscanf(e.Msg, "line %d, column %d:", &e.Line, &e.Col); err == nil {
+			_, e.Msg, _ = strings.Cut(e.Msg, ": ")
+		}
+		return f, nil, nil, e
+	}
+	obj, ok := ast.Value.(*hujson.Object)
+	if !ok {
+		line, col := position(data, ast.StartOffset)
+		return f, nil, nil, &Error{File: path, Line: line, Col: col, Msg: "the file must hold one JSON object"}
+	}
+	for _, m := range obj.Members {
+		name := literalString(m.Name)
+		if !slices.Contains(knownKeys, name) {
+			line, col := position(data, m.Name.StartOffset)
+			warnings = append(warnings, (&Error{File: path, Line: line, Col: col, Key: name,
+				Msg: "unknown key, ignored (known: " + strings.Join(knownKeys[1:], ", ") + ")"}).Error())
+		}
+		if name == "plugin" {
+			if arr, ok := m.Value.Value.(*hujson.Array); ok {
+				for _, el := range arr.Elements {
+					l, _ := position(data, el.StartOffset)
+					lines = append(lines, l)
+				}
+			}
+		}
+	}
+	ast.Standardize()
+	std := ast.Pack()
+
+	dec := json.NewDecoder(bytes.NewReader(std))
+	if err := dec.Decode(&f); err != nil {
+		return f, nil, nil, jsonError(path, data, obj, err)
+	}
+	if err := validate(path, data, obj, &f); err != nil {
+		return f, nil, nil, err
+	}
+	return f, lines, warnings, nil
+}
+
+// validate checks what the JSON types alone do not.
+func validate(path string, data []byte, obj *hujson.Object, f *file) error {
+	at := func(key string, msg string) error {
+		e := &Error{File: path, Key: key, Msg: msg}
+		if v := find(obj, strings.Split(key, ".")); v != nil {
+			e.Line, e.Col = position(data, v.StartOffset)
+		}
+		return e
+	}
+	for i, spec := range f.Plugin {
+		if strings.TrimSpace(spec) == "" {
+			return at("plugin", fmt.Sprintf("entry %d is empty", i))
+		}
+	}
+	if f.Model != "" {
+		if p, m, ok := strings.Cut(f.Model, "/"); !ok || p == "" || m == "" {
+			return at("model", fmt.Sprintf("%q is not of the form \"provider/model\"", f.Model))
+		}
+	}
+	for pname, p := range f.Provider {
+		for mname, m := range p.Models {
+			key := "provider." + pname + ".models." + mname + ".limit"
+			if m.Limit.Context < 0 || m.Limit.Output < 0 {
+				return at(key, "limits must not be negative")
+			}
+			if m.Limit.Context > 0 && m.Limit.Output > m.Limit.Context {
+				return at(key, fmt.Sprintf("output limit %d exceeds the context limit %d", m.Limit.Output, m.Limit.Context))
+			}
+		}
+	}
+	if f.Tools.BashTimeoutMs < 0 || f.Tools.PluginTimeoutMs < 0 {
+		return at("tools", "timeouts must not be negative")
+	}
+	for id := range f.PluginConfig {
+		if id == "" {
+			return at("plugin_config", "a plugin id must not be empty")
+		}
+	}
+	return nil
+}
+
+// find returns the value at the path of member names, or nil.
+func find(obj *hujson.Object, path []string) *hujson.Value {
+	for i, name := range path {
+		var next *hujson.Value
+		for j := range obj.Members {
+			if literalString(obj.Members[j].Name) == name {
+				next = &obj.Members[j].Value
+				break
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		if i == len(path)-1 {
+			return next
+		}
+		o, ok := next.Value.(*hujson.Object)
+		if !ok {
+			return nil
+		}
+		obj = o
+	}
+	return nil
+}
+
+// pathAt returns the dotted path (arrays as [i]) and start offset of the
+// innermost value of v that ends at end.
+func pathAt(v *hujson.Value, end int, prefix string) (string, int, bool) {
+	switch c := v.Value.(type) {
+	case *hujson.Object:
+		for i := range c.Members {
+			m := &c.Members[i]
+			key := literalString(m.Name)
+			if prefix != "" {
+				key = prefix + "." + key
+			}
+			if k, s, ok := pathAt(&m.Value, end, key); ok {
+				return k, s, true
+			}
+		}
+	case *hujson.Array:
+		for i := range c.Elements {
+			if k, s, ok := pathAt(&c.Elements[i], end, fmt.Sprintf("%s[%d]", prefix, i)); ok {
+				return k, s, true
+			}
+		}
+	}
+	if v.EndOffset == end && prefix != "" {
+		return prefix, v.StartOffset, true
+	}
+	return "", 0, false
+}
+
+func literalString(v hujson.Value) string {
+	lit, ok := v.Value.(hujson.Literal)
+	if !ok {
+		return ""
+	}
+	return lit.String()
+}
+
+// jsonError turns a decoding error into an Error with a position and key.
+func jsonError(path string, data []byte, obj *hujson.Object, err error) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		// encoding/json's Field leaves out map keys; the syntax tree knows
+		// the whole path of the value that ends at the error's offset.
+		key, off := te.Field, int(te.Offset)
+		if k, start, ok := pathAt(&hujson.Value{Value: obj}, int(te.Offset), ""); ok {
+			key, off = k, start
+		}
+		line, col := position(data, off)
+		return &Error{File: path, Line: line, Col: col, Key: key,
+			Msg: fmt.Sprintf("want %s, found a JSON %s", describe(te.Type.String()), te.Value)}
+	case errors.As(err, &se):
+		line, col := position(data, int(se.Offset))
+		return &Error{File: path, Line: line, Col: col, Msg: se.Error()}
+	}
+	return &Error{File: path, Msg: err.Error()}
+}
+
+func describe(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "[]"):
+		return "an array"
+	case strings.HasPrefix(goType, "map["), strings.Contains(goType, "."):
+		return "an object"
+	case goType == "string":
+		return "a string"
+	case goType == "bool":
+		return "true or false"
+	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "float"):
+		return "a number"
+	}
+	return goType
+}
+
+// position converts a byte offset to a 1-based line and column.
+func position(data []byte, off int) (line, col int) {
+	off = min(max(off, 0), len(data))
+	line = 1 + bytes.Count(data[:off], []byte("\n"))
+	col = off - bytes.LastIndexByte(data[:off], '\n')
+	return line, col
+}

@@ -1,0 +1,181 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setup makes a user config folder and a project folder.
+func setup(t *testing.T, user, project string) (cwd string) {
+	t.Helper()
+	root := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "xdg"))
+	cwd = filepath.Join(root, "project")
+	os.MkdirAll(cwd, 0o755)
+	if user != "" {
+		write(t, filepath.Join(root, "xdg", "podcode", FileName), user)
+	}
+	if project != "" {
+		write(t, filepath.Join(cwd, FileName), project)
+	}
+	return cwd
+}
+
+// covers H2 P9
+func TestLoadMergesUserThenProject(t *testing.T) {
+	cwd := setup(t, `{
+		// the user's plugins load first
+		"plugin": ["./u1.ts", "u-pkg"],
+		"plugin_config": {"a": {"level": "warn"}, "b": {"x": 1}},
+		"disabled_plugins": ["old"],
+		"model": "offline/echo",
+		"provider": {"openai": {"options": {"baseURL": "u", "timeout": 5},
+			"models": {"gpt": {"limit": {"context": 1000, "output": 100}, "options": {"a": 1}}}}},
+		"tools": {"allowed_paths": ["/opt/shared"], "bash_timeout_ms": 1000},
+	}`, `{
+		/* project */
+		"plugin": ["./p1.ts"],
+		"plugin_config": {"a": {"level": "debug"}},
+		"disabled_plugins": ["old", "other"],
+		"model": "openai/gpt",
+		"provider": {"openai": {"options": {"baseURL": "p"},
+			"models": {"gpt": {"limit": {"output": 50}}, "mini": {"limit": {"context": 10, "output": 5}}}}},
+		"tools": {"allowed_paths": ["../lib"], "plugin_timeout_ms": 2000},
+	}`)
+	cfg, err := Load(cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var specs []string
+	for _, p := range cfg.Plugin {
+		specs = append(specs, p.Spec)
+	}
+	if got := strings.Join(specs, " "); got != "./u1.ts u-pkg ./p1.ts" {
+		t.Errorf("plugin order %q", got)
+	}
+	if cfg.Plugin[0].Project || !cfg.Plugin[2].Project || cfg.Plugin[2].Dir != cwd || cfg.Plugin[1].Line != 3 {
+		t.Errorf("plugin refs %+v", cfg.Plugin)
+	}
+	if string(cfg.PluginConfig["a"]) != `{"level": "debug"}` || string(cfg.PluginConfig["b"]) != `{"x": 1}` {
+		t.Errorf("plugin_config %s %s", cfg.PluginConfig["a"], cfg.PluginConfig["b"])
+	}
+	if strings.Join(cfg.DisabledPlugins, ",") != "old,other" || cfg.Model != "openai/gpt" {
+		t.Errorf("disabled %v model %q", cfg.DisabledPlugins, cfg.Model)
+	}
+	p := cfg.Provider["openai"]
+	if p.Options["baseURL"] != "p" || p.Options["timeout"] != float64(5) {
+		t.Errorf("provider options %v", p.Options)
+	}
+	if g := p.Models["gpt"]; g.Limit != (Limit{1000, 50}) || g.Options["a"] != float64(1) {
+		t.Errorf("gpt %+v", g)
+	}
+	if p.Models["mini"].Limit.Context != 10 {
+		t.Errorf("mini %+v", p.Models["mini"])
+	}
+	want := []string{"/opt/shared", filepath.Join(filepath.Dir(cwd), "lib")}
+	if strings.Join(cfg.Tools.AllowedPaths, " ") != strings.Join(want, " ") || cfg.Tools.BashTimeoutMs != 1000 || cfg.Tools.PluginTimeoutMs != 2000 {
+		t.Errorf("tools %+v", cfg.Tools)
+	}
+	if len(cfg.Files) != 2 {
+		t.Errorf("files %v", cfg.Files)
+	}
+}
+
+func TestLoadWithoutFiles(t *testing.T) {
+	cfg, err := Load(setup(t, "", ""))
+	if err != nil || len(cfg.Files) != 0 || cfg.Model != "" {
+		t.Fatalf("%+v, %v", cfg, err)
+	}
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("HOME", "/home/someone")
+	if dir, _ := UserDir(); dir != filepath.Join("/home/someone", ".config", "podcode") {
+		t.Errorf("UserDir without XDG = %s", dir)
+	}
+}
+
+// A bad config is reported with its file, line and key; never a panic.
+func TestErrorsNameFileLineAndKey(t *testing.T) {
+	cases := []struct {
+		name, content string
+		line          int
+		key, msg      string
+	}{
+		{"syntax", "{\n  \"model\": \"a/b\",\n  \"plugin\": [\"x\" \"y\"]\n}", 3, "", "invalid character"},
+		{"type", "{\n  \"plugin\": \"./one.ts\"\n}", 2, "plugin", "want an array, found a JSON string"},
+		{"nested type", "{\n \"provider\": {\"o\": {\"models\": {\"m\": {\n   \"limit\": {\"output\": \"lots\"}}}}}\n}", 3, "provider.o.models.m.limit.output", "want a number"},
+		{"model form", "{\n\n  \"model\": \"gpt-4\"\n}", 3, "model", `"provider/model"`},
+		{"limits", "{\"provider\": {\"o\": {\"models\": {\"m\": {\n\"limit\": {\"context\": 10, \"output\": 20}}}}}}", 2, "provider.o.models.m.limit", "exceeds"},
+		{"empty plugin", "{\"plugin\": [\n\"\"]}", 1, "plugin", "empty"},
+		{"not an object", "[1, 2]", 1, "", "one JSON object"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("/p/podcode.json", []byte(c.content), true)
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v (%T), want *Error", err, err)
+			}
+			if ce.File != "/p/podcode.json" || ce.Line != c.line || ce.Key != c.key || !strings.Contains(ce.Msg, c.msg) {
+				t.Errorf("got %+v (%q), want line %d key %q msg ~%q", *ce, err, c.line, c.key, c.msg)
+			}
+			if !strings.HasPrefix(err.Error(), "/p/podcode.json:") {
+				t.Errorf("message %q does not start with the file", err)
+			}
+		})
+	}
+}
+
+func TestUnknownKeyWarns(t *testing.T) {
+	cfg, err := Parse("podcode.json", []byte("{\n  \"plugins\": [\"a.ts\"]\n}"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], `podcode.json:2:3: key "plugins": unknown key`) {
+		t.Errorf("warnings %q", cfg.Warnings)
+	}
+}
+
+func TestProjectInUserFolderReadOnce(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", root)
+	dir := filepath.Join(root, "podcode")
+	write(t, filepath.Join(dir, FileName), `{"plugin": ["a.ts"]}`)
+	cfg, err := Load(dir)
+	if err != nil || len(cfg.Plugin) != 1 {
+		t.Fatalf("%+v %v", cfg, err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`{}`, `{"plugin": ["a", 1]}`, `{"model": "x/y", /* c */ "provider": {"p": {"models": {"m": {"limit": {"context": 1, "output": 2}}}}},}`,
+		`{"plugin_config": {"": 1}}`, "{\n\"tools\": {\"bash_timeout_ms\": -1}}", `{"a":`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := Parse("podcode.json", data, true)
+		if err != nil {
+			var ce *Error
+			if !errors.As(err, &ce) || ce.File != "podcode.json" {
+				t.Fatalf("error without a position: %v", err)
+			}
+			return
+		}
+		if _, err := json.Marshal(cfg.Provider); err != nil {
+			t.Fatalf("decoded an unencodable provider: %v", err)
+		}
+	})
+}

@@ -1,0 +1,147 @@
+// Package tool defines what a tool is for Podcode, whoever wrote it (a
+// built-in, a plugin), the registry that merges them by id (SPEC H10), the
+// validation of arguments against a tool's schema, and the built-in tools.
+//
+// A tool's life in one call, as the runner drives it (the hooks themselves
+// are not this package's business):
+//
+//  1. Validate: the model's arguments are checked against Parameters (or by
+//     Def.Validate when the tool brings its own validator, as a zod schema
+//     does); an error names the field.
+//  2. The host's policies and the tool.execute.before pipeline may rewrite
+//     the arguments; rewritten arguments are validated again.
+//  3. Execute runs with a context that ends when the call is cancelled or
+//     times out.
+//  4. The Result goes through tool.execute.after, then to the model.
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Source of built-in tools in Def.Source.
+const Builtin = "builtin"
+
+// Def is one tool.
+type Def struct {
+	ID          string
+	Description string          // what the model reads to decide when to call it
+	Parameters  json.RawMessage // JSON Schema of the arguments object
+	Source      string          // Builtin, or the id of the plugin that registered it
+	// Validate checks arguments and returns those Execute receives (a zod
+	// schema may transform them). Nil means: validate against Parameters.
+	Validate func(ctx context.Context, args map[string]any) (map[string]any, error)
+	Execute  func(ctx context.Context, call Call, args map[string]any) (Result, error)
+
+	once   sync.Once
+	schema *compiledSchema
+	err    error
+}
+
+// Call identifies one tool call; plugins see it as execute's ctx.
+type Call struct {
+	SessionID string `json:"sessionID"`
+	MessageID string `json:"messageID"`
+	CallID    string `json:"callID"`
+	Agent     string `json:"agent"`
+	Cwd       string `json:"cwd"`
+}
+
+// Result is what a tool returns. Output is what the model reads; Title and
+// Metadata are for people and interfaces.
+type Result struct {
+	Title    string         `json:"title"`
+	Output   string         `json:"output"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// Check validates args for d (step 1 of the call).
+func (d *Def) Check(ctx context.Context, args map[string]any) (map[string]any, error) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	if d.Validate != nil {
+		return d.Validate(ctx, args)
+	}
+	d.once.Do(func() { d.schema, d.err = compileSchema(d.Parameters) })
+	if d.err != nil {
+		return nil, fmt.Errorf("tool %s: bad parameters schema: %w", d.ID, d.err)
+	}
+	if err := d.schema.validate(args); err != nil {
+		return nil, fmt.Errorf("invalid arguments for %s: %w", d.ID, err)
+	}
+	return args, nil
+}
+
+// IsProtected reports whether id belongs to a built-in whose execute carries
+// a security gate; a plugin may not replace it (SPEC H10).
+func IsProtected(id string) bool {
+	switch id {
+	case "read", "write", "edit", "bash", "webfetch", "task":
+		return true
+	}
+	return strings.HasPrefix(id, "browser_")
+}
+
+// Registry holds the tools by id. It is safe for concurrent use.
+type Registry struct {
+	log   *slog.Logger
+	mu    sync.RWMutex
+	tools map[string]*Def
+}
+
+// NewRegistry returns an empty registry that logs refusals to logger.
+func NewRegistry(logger *slog.Logger) *Registry {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Registry{log: logger, tools: map[string]*Def{}}
+}
+
+// Add merges d by id: a later tool replaces an earlier one with the same id,
+// except that a protected built-in is never replaced by a plugin; that
+// attempt is refused, logged, and returned as an error.
+func (r *Registry) Add(d *Def) error {
+	if d.ID == "" || d.Execute == nil {
+		return fmt.Errorf("tool: a tool needs an id and an execute (source %s)", d.Source)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old, exists := r.tools[d.ID]
+	if exists && old.Source == Builtin && d.Source != Builtin && IsProtected(d.ID) {
+		err := fmt.Errorf("tool: plugin %s may not replace the protected built-in tool %q", d.Source, d.ID)
+		r.log.Warn("plugin: refused to override a protected tool", "plugin", d.Source, "tool", d.ID)
+		return err
+	}
+	if exists {
+		r.log.Info("tool replaced", "tool", d.ID, "was", old.Source, "now", d.Source, "plugin", d.Source)
+	}
+	r.tools[d.ID] = d
+	return nil
+}
+
+// Get returns the tool with id.
+func (r *Registry) Get(id string) (*Def, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	d, ok := r.tools[id]
+	return d, ok
+}
+
+// List returns every tool, sorted by id.
+func (r *Registry) List() []*Def {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]*Def, 0, len(r.tools))
+	for _, d := range r.tools {
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b *Def) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
