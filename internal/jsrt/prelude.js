@@ -1,0 +1,263 @@
+// The web APIs Podcode gives plugins, written over a few host functions.
+// It runs once per runtime, before any plugin code, as a function of `host`
+// (Go functions) that installs globals and returns the Node modules Podcode
+// provides. Nothing here is reachable as `host` afterwards.
+(function (host) {
+  "use strict";
+  const g = globalThis;
+
+  function define(name, value) {
+    Object.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
+  }
+
+  // console: every line goes to the server's log with the plugin's id.
+  function format(args) {
+    return args.map((a) => {
+      if (typeof a === "string") return a;
+      if (a instanceof Error) return a.stack || String(a);
+      if (typeof a === "object" && a !== null) {
+        try { return JSON.stringify(a); } catch (e) { return String(a); }
+      }
+      return String(a);
+    }).join(" ");
+  }
+  const console = {};
+  for (const [name, level] of [["log", "info"], ["info", "info"], ["debug", "debug"], ["trace", "debug"], ["warn", "warn"], ["error", "error"]]) {
+    console[name] = (...args) => host.log(level, format(args));
+  }
+  define("console", console);
+
+  // Timers.
+  define("setTimeout", (fn, ms, ...args) => host.setTimer(() => fn(...args), Number(ms) || 0, false));
+  define("setInterval", (fn, ms, ...args) => host.setTimer(() => fn(...args), Number(ms) || 0, true));
+  define("clearTimeout", (id) => { if (id !== undefined) host.clearTimer(id); });
+  define("clearInterval", (id) => { if (id !== undefined) host.clearTimer(id); });
+  define("queueMicrotask", (fn) => { Promise.resolve().then(fn); });
+
+  // Events and abort signals (the subset fetch and tools need).
+  class Event {
+    constructor(type) { this.type = type; }
+  }
+  class EventTarget {
+    #listeners = new Map();
+    addEventListener(type, fn, opts) {
+      if (typeof fn !== "function") return;
+      const list = this.#listeners.get(type) || [];
+      list.push({ fn, once: !!(opts && opts.once) });
+      this.#listeners.set(type, list);
+    }
+    removeEventListener(type, fn) {
+      const list = this.#listeners.get(type);
+      if (list) this.#listeners.set(type, list.filter((l) => l.fn !== fn));
+    }
+    dispatchEvent(event) {
+      const list = (this.#listeners.get(event.type) || []).slice();
+      for (const l of list) {
+        if (l.once) this.removeEventListener(event.type, l.fn);
+        try { l.fn.call(this, event); } catch (e) { console.error("event listener threw:", e); }
+      }
+      const prop = this["on" + event.type];
+      if (typeof prop === "function") {
+        try { prop.call(this, event); } catch (e) { console.error("event listener threw:", e); }
+      }
+      return true;
+    }
+  }
+  function abortError(message) {
+    const e = new Error(message || "This operation was aborted");
+    e.name = "AbortError";
+    return e;
+  }
+  class AbortSignal extends EventTarget {
+    constructor() { super(); this.aborted = false; this.reason = undefined; this.onabort = null; }
+    throwIfAborted() { if (this.aborted) throw this.reason; }
+    static abort(reason) { const c = new AbortController(); c.abort(reason); return c.signal; }
+    static timeout(ms) {
+      const c = new AbortController();
+      setTimeout(() => { const e = new Error("The operation timed out"); e.name = "TimeoutError"; c.abort(e); }, ms);
+      return c.signal;
+    }
+  }
+  class AbortController {
+    constructor() { this.signal = new AbortSignal(); }
+    abort(reason) {
+      const s = this.signal;
+      if (s.aborted) return;
+      s.aborted = true;
+      s.reason = reason === undefined ? abortError() : reason;
+      s.dispatchEvent(new Event("abort"));
+    }
+  }
+  define("Event", Event);
+  define("EventTarget", EventTarget);
+  define("AbortSignal", AbortSignal);
+  define("AbortController", AbortController);
+
+  // Text encoding: UTF-8 only, as on the web.
+  class TextEncoder {
+    get encoding() { return "utf-8"; }
+    encode(s) { return new Uint8Array(host.utf8Encode(s === undefined ? "" : String(s))); }
+  }
+  class TextDecoder {
+    constructor(label) {
+      const l = (label || "utf-8").toLowerCase();
+      if (l !== "utf-8" && l !== "utf8") throw new RangeError("TextDecoder: only utf-8 is supported, not " + label);
+    }
+    get encoding() { return "utf-8"; }
+    decode(input) {
+      if (input === undefined) return "";
+      if (input instanceof ArrayBuffer) return host.utf8Decode(input, 0, input.byteLength);
+      if (ArrayBuffer.isView(input)) return host.utf8Decode(input.buffer, input.byteOffset, input.byteLength);
+      throw new TypeError("TextDecoder.decode: expected an ArrayBuffer or a typed array");
+    }
+  }
+  define("TextEncoder", TextEncoder);
+  define("TextDecoder", TextDecoder);
+
+  // structuredClone: plain data, Dates, Maps, Sets, arrays, typed arrays.
+  function clone(v, seen) {
+    if (typeof v === "function" || typeof v === "symbol") {
+      const e = new Error("structuredClone: " + typeof v + " could not be cloned");
+      e.name = "DataCloneError";
+      throw e;
+    }
+    if (typeof v !== "object" || v === null) return v;
+    if (seen.has(v)) return seen.get(v);
+    let out;
+    if (v instanceof Date) out = new Date(v.getTime());
+    else if (v instanceof RegExp) out = new RegExp(v.source, v.flags);
+    else if (v instanceof ArrayBuffer) out = v.slice(0);
+    else if (ArrayBuffer.isView(v)) out = new v.constructor(v);
+    else if (v instanceof Map) {
+      out = new Map(); seen.set(v, out);
+      for (const [k, x] of v) out.set(clone(k, seen), clone(x, seen));
+      return out;
+    } else if (v instanceof Set) {
+      out = new Set(); seen.set(v, out);
+      for (const x of v) out.add(clone(x, seen));
+      return out;
+    } else if (Array.isArray(v)) {
+      out = []; seen.set(v, out);
+      for (let i = 0; i < v.length; i++) out[i] = clone(v[i], seen);
+      return out;
+    } else {
+      out = {}; seen.set(v, out);
+      for (const k of Object.keys(v)) out[k] = clone(v[k], seen);
+      return out;
+    }
+    seen.set(v, out);
+    return out;
+  }
+  define("structuredClone", (v) => clone(v, new Map()));
+
+  // fetch, over Go's HTTP client.
+  class Headers {
+    #m = new Map();
+    constructor(init) {
+      if (!init) return;
+      const entries = init instanceof Headers ? init.entries() : Array.isArray(init) ? init : Object.entries(init);
+      for (const [k, v] of entries) this.append(k, v);
+    }
+    append(k, v) {
+      k = String(k).toLowerCase();
+      const old = this.#m.get(k);
+      this.#m.set(k, old === undefined ? String(v) : old + ", " + v);
+    }
+    set(k, v) { this.#m.set(String(k).toLowerCase(), String(v)); }
+    get(k) { const v = this.#m.get(String(k).toLowerCase()); return v === undefined ? null : v; }
+    has(k) { return this.#m.has(String(k).toLowerCase()); }
+    delete(k) { this.#m.delete(String(k).toLowerCase()); }
+    forEach(fn) { for (const [k, v] of this.#m) fn(v, k, this); }
+    *entries() { yield* this.#m.entries(); }
+    *keys() { yield* this.#m.keys(); }
+    *values() { yield* this.#m.values(); }
+    [Symbol.iterator]() { return this.entries(); }
+  }
+  class Response {
+    #body; #used = false;
+    constructor(body, init) {
+      init = init || {};
+      this.#body = body === undefined || body === null ? "" : String(body);
+      this.status = init.status === undefined ? 200 : init.status;
+      this.statusText = init.statusText || "";
+      this.headers = new Headers(init.headers);
+      this.url = init.url || "";
+      this.ok = this.status >= 200 && this.status < 300;
+      this.redirected = !!init.redirected;
+    }
+    get bodyUsed() { return this.#used; }
+    #take() {
+      if (this.#used) return Promise.reject(new TypeError("Body has already been consumed"));
+      this.#used = true;
+      return Promise.resolve(this.#body);
+    }
+    text() { return this.#take(); }
+    json() { return this.#take().then((t) => JSON.parse(t)); }
+    arrayBuffer() { return this.#take().then((t) => new TextEncoder().encode(t).buffer); }
+  }
+  define("Headers", Headers);
+  define("Response", Response);
+  define("fetch", (input, init) => {
+    init = init || {};
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : String(input && input.url || input);
+    const headers = [...new Headers(init.headers)];
+    let body = init.body;
+    if (body !== undefined && body !== null && typeof body !== "string") {
+      if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) body = new TextDecoder().decode(body);
+      else if (body instanceof URLSearchParams) body = body.toString();
+      else throw new TypeError("fetch: body must be a string, an ArrayBuffer, a typed array or URLSearchParams");
+    }
+    const signal = init.signal;
+    if (signal && signal.aborted) return Promise.reject(signal.reason);
+    const [id, promise] = host.fetch(url, String(init.method || "GET").toUpperCase(), headers, body === undefined ? null : body);
+    if (signal) {
+      const onAbort = () => host.fetchAbort(id);
+      signal.addEventListener("abort", onAbort, { once: true });
+      promise.then(() => signal.removeEventListener("abort", onAbort), () => signal.removeEventListener("abort", onAbort));
+    }
+    return promise.then((r) => new Response(r.body, { status: r.status, statusText: r.statusText, headers: r.headers, url: r.url, redirected: r.redirected }),
+      (e) => { throw signal && signal.aborted ? signal.reason : new TypeError("fetch failed: " + (e && e.message || e)); });
+  });
+
+  // process: the environment and the working directory.
+  define("process", {
+    env: host.env,
+    cwd: () => host.cwd,
+    platform: host.platform,
+    version: "v20.0.0",
+    versions: { podcode: host.version },
+    argv: [],
+    nextTick: (fn, ...args) => { Promise.resolve().then(() => fn(...args)); },
+  });
+
+  // Node modules.
+  const fsPromises = {
+    readFile: (p, opts) => {
+      const enc = typeof opts === "string" ? opts : opts && opts.encoding;
+      return host.readFile(String(p), enc || null).then((v) => typeof v === "string" ? v : new Uint8Array(v));
+    },
+    writeFile: (p, data) => {
+      if (typeof data !== "string") data = new TextDecoder().decode(data);
+      return host.writeFile(String(p), data);
+    },
+    readdir: (p) => host.readdir(String(p)),
+    stat: (p) => host.stat(String(p)).then((s) => ({
+      size: s.size, mtimeMs: s.mtimeMs, mtime: new Date(s.mtimeMs), mode: s.mode,
+      isFile: () => s.isFile, isDirectory: () => s.isDirectory, isSymbolicLink: () => s.isSymbolicLink,
+    })),
+  };
+  const path = Object.freeze({
+    sep: "/", delimiter: ":",
+    join: (...parts) => host.path.join(parts.map(String)),
+    resolve: (...parts) => host.path.resolve(parts.map(String)),
+    normalize: (p) => host.path.normalize(String(p)),
+    dirname: (p) => host.path.dirname(String(p)),
+    basename: (p, ext) => host.path.basename(String(p), ext === undefined ? "" : String(ext)),
+    extname: (p) => host.path.extname(String(p)),
+    relative: (from, to) => host.path.relative(String(from), String(to)),
+    isAbsolute: (p) => String(p).startsWith("/"),
+    parse: (p) => host.path.parse(String(p)),
+    format: (o) => (o.dir ? o.dir + "/" : o.root || "") + (o.base || (o.name || "") + (o.ext || "")),
+  });
+  return { "fs/promises": fsPromises, path, "path/posix": path };
+});

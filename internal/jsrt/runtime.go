@@ -1,0 +1,397 @@
+// Package jsrt is Podcode's embedded JavaScript engine: one goja runtime per
+// plugin, owned by one goroutine that runs its jobs one at a time, as an event
+// loop does, with the web and Node APIs plugins may use.
+//
+// # The loop
+//
+// Everything that touches a runtime runs as a job on its loop goroutine: a
+// call from the host (Call, Do), a timer callback, the settlement of a fetch
+// or a file read. Between jobs the loop drains goja's promise jobs, so a hook
+// that awaits a timer or a fetch does not hold up other calls into the same
+// plugin meanwhile: they interleave at await points.
+//
+// # Limits
+//
+//  1. No job may run JavaScript for longer than Options.JobLimit (5 s by
+//     default, SPEC H8's figure) without returning to the loop. A watchdog
+//     interrupts such a job (`while(true){}`, before or after an await);
+//     the call it belonged to fails with a *SpinError, and the runtime is
+//     repaired (see repairer) and keeps serving later calls with its state.
+//  2. A caller waits for a call only as long as its context allows. A call
+//     whose context ends is abandoned: its promise is left to settle on its
+//     own and its result ignored (SPEC H8).
+//  3. Unhandled promise rejections and errors in timer callbacks are logged
+//     with the runtime's name; they never end the loop.
+package jsrt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// DefaultJobLimit is how long one job may run JavaScript without yielding.
+const DefaultJobLimit = 5 * time.Second
+
+// Options configure a Runtime.
+type Options struct {
+	Name     string       // the plugin id, or its path while the id is unknown: on every log line
+	Logger   *slog.Logger // where console.* and runtime problems go
+	JobLimit time.Duration
+	Env      map[string]string // process.env
+	Cwd      string            // process.cwd()
+	Fetch    FetchOptions
+}
+
+// SpinError is the error of a call whose JavaScript ran longer than the job
+// limit without yielding, and was stopped.
+type SpinError struct{ Limit time.Duration }
+
+func (e *SpinError) Error() string {
+	return fmt.Sprintf("JavaScript ran for more than %s without yielding and was stopped", e.Limit)
+}
+
+// ErrClosed is returned for calls into a closed runtime.
+var ErrClosed = errors.New("jsrt: runtime closed")
+
+// Runtime is one JavaScript runtime and its event loop.
+type Runtime struct {
+	opts Options
+	log  *slog.Logger
+	vm   *goja.Runtime // loop goroutine only
+	rep  *repairer
+	noop goja.Callable
+
+	qmu    sync.Mutex
+	queue  []func()
+	wake   chan struct{}
+	closed chan struct{}
+	once   sync.Once
+	exited chan struct{}
+
+	wmu     sync.Mutex // guards running and spun against the watchdog
+	running uint64     // the job on the loop, 0 between jobs
+	spun    bool       // the watchdog interrupted the running job
+	seq     uint64
+
+	// Loop goroutine only.
+	rejected  []*goja.Promise
+	timers    map[int64]*jsTimer
+	nextTimer int64
+	host      hostState
+}
+
+// New starts a runtime and its loop.
+func New(opts Options) (*Runtime, error) {
+	if opts.JobLimit <= 0 {
+		opts.JobLimit = DefaultJobLimit
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	vm := goja.New()
+	vm.SetFieldNameMapper(goja.TagFieldNameMapper("json", true))
+	vm.SetMaxCallStackSize(4096)
+	rep, err := newRepairer(vm)
+	if err != nil {
+		return nil, err
+	}
+	r := &Runtime{
+		opts: opts, log: opts.Logger.With("plugin", opts.Name), vm: vm, rep: rep,
+		wake: make(chan struct{}, 1), closed: make(chan struct{}), exited: make(chan struct{}),
+		timers: map[int64]*jsTimer{},
+	}
+	vm.SetPromiseRejectionTracker(func(p *goja.Promise, op goja.PromiseRejectionOperation) {
+		if op == goja.PromiseRejectionReject {
+			r.rejected = append(r.rejected, p)
+			return
+		}
+		for i, q := range r.rejected {
+			if q == p {
+				r.rejected = append(r.rejected[:i], r.rejected[i+1:]...)
+				break
+			}
+		}
+	})
+	noop, err := vm.RunString("(function () {})")
+	if err != nil {
+		return nil, err
+	}
+	r.noop, _ = goja.AssertFunction(noop)
+	if err := r.installGlobals(); err != nil {
+		return nil, fmt.Errorf("jsrt: installing globals: %w", err)
+	}
+	go r.loop()
+	return r, nil
+}
+
+// Name is the runtime's name in logs.
+func (r *Runtime) Name() string { return r.opts.Name }
+
+// SetName renames the runtime once its plugin id is known.
+func (r *Runtime) SetName(name string) {
+	r.Do(context.Background(), func(*goja.Runtime) error {
+		r.opts.Name = name
+		r.log = r.opts.Logger.With("plugin", name)
+		return nil
+	})
+}
+
+// Close stops the loop. Pending timers never fire; calls under way fail with
+// ErrClosed. A job that is running finishes first (or is stopped by the
+// watchdog).
+func (r *Runtime) Close() {
+	r.once.Do(func() { close(r.closed) })
+	<-r.exited
+}
+
+// enqueue hands fn to the loop; false when the runtime is closed.
+func (r *Runtime) enqueue(fn func()) bool {
+	select {
+	case <-r.closed:
+		return false
+	default:
+	}
+	r.qmu.Lock()
+	r.queue = append(r.queue, fn)
+	r.qmu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+func (r *Runtime) loop() {
+	defer close(r.exited)
+	defer r.stopTimers()
+	for {
+		r.qmu.Lock()
+		if len(r.queue) == 0 {
+			r.qmu.Unlock()
+			select {
+			case <-r.wake:
+				continue
+			case <-r.closed:
+				return
+			}
+		}
+		fn := r.queue[0]
+		r.queue[0] = nil
+		r.queue = r.queue[1:]
+		r.qmu.Unlock()
+		r.runJob(fn)
+		select {
+		case <-r.closed:
+			return
+		default:
+		}
+	}
+}
+
+// runJob runs fn under the watchdog, then repairs the runtime if fn was
+// interrupted or unwound abnormally, and reports unhandled rejections.
+func (r *Runtime) runJob(fn func()) {
+	r.wmu.Lock()
+	r.seq++
+	id := r.seq
+	r.running = id
+	r.wmu.Unlock()
+	dog := time.AfterFunc(r.opts.JobLimit, func() { r.interrupt(id) })
+
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				r.log.Error("jsrt: a job panicked", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			}
+		}()
+		fn()
+	}()
+
+	dog.Stop()
+	r.wmu.Lock()
+	r.running = 0
+	spun := r.spun
+	r.spun = false
+	r.wmu.Unlock()
+	// From here no interrupt can reach this runtime until the next job.
+	if spun || r.rep.dirty() {
+		r.rep.repair()
+	}
+	r.vm.ClearInterrupt()
+	r.reportRejections()
+}
+
+// interrupt stops job id if it is still the one running. Holding wmu while
+// interrupting is what keeps a late watchdog from hitting the next job.
+func (r *Runtime) interrupt(id uint64) {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	if r.running == id {
+		r.spun = true
+		r.vm.Interrupt(&SpinError{Limit: r.opts.JobLimit})
+	}
+}
+
+func (r *Runtime) reportRejections() {
+	for _, p := range r.rejected {
+		r.log.Warn("plugin: unhandled promise rejection", "error", describe(p.Result()))
+	}
+	r.rejected = r.rejected[:0]
+}
+
+// describe renders a thrown JavaScript value: an Error's stack, else its
+// string form.
+func describe(v goja.Value) string {
+	if v == nil {
+		return "undefined"
+	}
+	if o, ok := v.(*goja.Object); ok {
+		if s := o.Get("stack"); s != nil && !goja.IsUndefined(s) {
+			return s.String()
+		}
+	}
+	return v.String()
+}
+
+// jsError turns an error from goja into one for the host: a *SpinError for
+// an interrupt by the watchdog, the thrown value for an exception.
+func jsError(err error) error {
+	var ie *goja.InterruptedError
+	if errors.As(err, &ie) {
+		if se, ok := ie.Value().(*SpinError); ok {
+			return se
+		}
+	}
+	var ex *goja.Exception
+	if errors.As(err, &ex) {
+		return &ThrowError{Message: describe(ex.Value())}
+	}
+	return err
+}
+
+// ThrowError is JavaScript code throwing (or a promise rejecting).
+type ThrowError struct{ Message string }
+
+func (e *ThrowError) Error() string { return e.Message }
+
+// Do runs fn on the loop and waits for it.
+func (r *Runtime) Do(ctx context.Context, fn func(vm *goja.Runtime) error) error {
+	_, err := r.Call(ctx, func(vm *goja.Runtime) (goja.Value, error) {
+		return nil, fn(vm)
+	}, nil)
+	return err
+}
+
+var typePromise = reflect.TypeFor[*goja.Promise]()
+
+// Call runs start on the loop. When start returns a promise, Call waits for
+// it to settle; finish (on the loop) turns the settled value into the
+// result, by default Export. Call returns when that is done, when ctx ends
+// (the call is abandoned and its result ignored), or when the runtime
+// closes.
+func (r *Runtime) Call(ctx context.Context, start func(vm *goja.Runtime) (goja.Value, error), finish func(vm *goja.Runtime, v goja.Value) (any, error)) (any, error) {
+	if finish == nil {
+		finish = Export
+	}
+	c := &pendingCall{done: make(chan struct{})}
+	ok := r.enqueue(func() {
+		if ctx.Err() != nil {
+			c.settle(nil, ctx.Err())
+			return
+		}
+		v, err := start(r.vm)
+		if err != nil {
+			c.settle(nil, jsError(err))
+			return
+		}
+		r.await(v, c, finish)
+	})
+	if !ok {
+		return nil, ErrClosed
+	}
+	select {
+	case <-c.done:
+		return c.val, c.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-r.exited:
+		return nil, ErrClosed
+	}
+}
+
+// pendingCall is settled once, on the loop; the caller reads it after done.
+type pendingCall struct {
+	done    chan struct{}
+	settled bool
+	val     any
+	err     error
+}
+
+func (c *pendingCall) settle(v any, err error) {
+	if c.settled {
+		return
+	}
+	c.settled, c.val, c.err = true, v, err
+	close(c.done)
+}
+
+// await settles c with v, or with what v settles to if it is a promise.
+func (r *Runtime) await(v goja.Value, c *pendingCall, finish func(*goja.Runtime, goja.Value) (any, error)) {
+	conclude := func(v goja.Value) {
+		res, err := finish(r.vm, v)
+		c.settle(res, err)
+	}
+	obj, isObj := v.(*goja.Object)
+	if !isObj || obj.ExportType() != typePromise {
+		conclude(v)
+		return
+	}
+	p := obj.Export().(*goja.Promise)
+	switch p.State() {
+	case goja.PromiseStateFulfilled:
+		conclude(p.Result())
+		return
+	case goja.PromiseStateRejected:
+		r.markHandled(p)
+		c.settle(nil, &ThrowError{Message: describe(p.Result())})
+		return
+	}
+	then, _ := goja.AssertFunction(obj.Get("then"))
+	onFulfilled := r.vm.ToValue(func(call goja.FunctionCall) goja.Value {
+		conclude(call.Argument(0))
+		return goja.Undefined()
+	})
+	onRejected := r.vm.ToValue(func(call goja.FunctionCall) goja.Value {
+		c.settle(nil, &ThrowError{Message: describe(call.Argument(0))})
+		return goja.Undefined()
+	})
+	if _, err := then(obj, onFulfilled, onRejected); err != nil {
+		c.settle(nil, jsError(err))
+	}
+}
+
+// markHandled forgets a rejection the host consumed itself.
+func (r *Runtime) markHandled(p *goja.Promise) {
+	for i, q := range r.rejected {
+		if q == p {
+			r.rejected = append(r.rejected[:i], r.rejected[i+1:]...)
+			return
+		}
+	}
+}
+
+// drain runs the promise jobs queued by Go code that resolved a promise
+// outside of a JavaScript call: goja runs them when a call returns.
+func (r *Runtime) drain() {
+	if _, err := r.noop(goja.Undefined()); err != nil {
+		r.log.Warn("jsrt: running promise jobs failed", "error", jsError(err).Error())
+	}
+}

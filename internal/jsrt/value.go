@@ -1,0 +1,415 @@
+package jsrt
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+
+	"github.com/dop251/goja"
+)
+
+// Values cross between Go and plugins as data: Go holds JSON-shaped values
+// (map[string]any, []any, string, float64, bool, nil, and Undefined), which
+// are never modified once made. ToValue shows such data to JavaScript as
+// copy-on-write views: creating one costs almost nothing, reading a property
+// converts only that property, and a plugin that changes its input changes
+// only its own view, never the data the host or another plugin holds. Export
+// turns a result back into data, reusing every part the plugin did not change.
+
+// Undefined stands for JavaScript's undefined in Go data. It is distinct
+// from nil, which stands for null: a key whose value is Undefined is present
+// but undefined (SPEC H13), which is not the same as a missing key.
+type Undefined struct{}
+
+// MarshalJSON writes null; use StripUndefined first to drop such keys the
+// way JSON.stringify does.
+func (Undefined) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
+
+// IsUndefined reports whether v is Undefined.
+func IsUndefined(v any) bool {
+	_, ok := v.(Undefined)
+	return ok
+}
+
+// StripUndefined returns v without Undefined values in objects (as
+// JSON.stringify drops them) and with Undefined array elements as nil.
+func StripUndefined(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			if !IsUndefined(x) {
+				out[k] = StripUndefined(x)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			if !IsUndefined(x) {
+				out[i] = StripUndefined(x)
+			}
+		}
+		return out
+	}
+	return v
+}
+
+// maxDepth bounds Export, so a cyclic or absurdly deep value is an error
+// rather than a stack overflow.
+const maxDepth = 64
+
+// ToValue shows Go data to JavaScript (see the top of this file). It accepts
+// JSON-shaped data plus ints, json.Number, json.RawMessage, []string and
+// goja values. Objects and arrays become views; v must not be modified
+// afterwards.
+func ToValue(vm *goja.Runtime, v any) (goja.Value, error) {
+	switch t := v.(type) {
+	case nil:
+		return goja.Null(), nil
+	case Undefined:
+		return goja.Undefined(), nil
+	case bool, string, float64, int, int64, int32, uint32, float32:
+		return vm.ToValue(t), nil
+	case json.Number:
+		f, err := t.Float64()
+		if err != nil {
+			return nil, err
+		}
+		return vm.ToValue(f), nil
+	case json.RawMessage:
+		var x any
+		if err := json.Unmarshal(t, &x); err != nil {
+			return nil, err
+		}
+		return ToValue(vm, x)
+	case map[string]any:
+		return vm.NewDynamicObject(&objectView{vm: vm, src: t}), nil
+	case []any:
+		return vm.NewDynamicArray(&arrayView{vm: vm, src: t}), nil
+	case []string:
+		items := make([]any, len(t))
+		for i, s := range t {
+			items[i] = s
+		}
+		return vm.NewDynamicArray(&arrayView{vm: vm, src: items}), nil
+	case goja.Value:
+		return t, nil
+	}
+	return nil, fmt.Errorf("cannot pass a Go %T to JavaScript", v)
+}
+
+// mustValue converts data that came out of a view; it cannot fail because
+// only ToValue-accepted data gets there.
+func mustValue(vm *goja.Runtime, v any) goja.Value {
+	x, err := ToValue(vm, v)
+	if err != nil {
+		panic(vm.NewTypeError(err.Error()))
+	}
+	return x
+}
+
+// objectView is a copy-on-write JavaScript object over a Go map. Keys
+// enumerate in sorted order, then added keys in the order they were added.
+type objectView struct {
+	vm      *goja.Runtime
+	src     map[string]any
+	vals    map[string]goja.Value // converted or assigned values
+	set     map[string]bool       // keys assigned by the plugin
+	deleted map[string]bool
+	added   []string
+	sorted  []string
+	changed bool // a key was set or deleted on this object itself
+}
+
+func (o *objectView) Get(k string) goja.Value {
+	if v, ok := o.vals[k]; ok {
+		return v
+	}
+	if o.deleted[k] {
+		return nil
+	}
+	x, ok := o.src[k]
+	if !ok {
+		return nil
+	}
+	v := mustValue(o.vm, x)
+	if o.vals == nil {
+		o.vals = make(map[string]goja.Value, len(o.src))
+	}
+	o.vals[k] = v // so that input.args === input.args
+	return v
+}
+
+func (o *objectView) Set(k string, v goja.Value) bool {
+	if o.vals == nil {
+		o.vals = make(map[string]goja.Value, len(o.src)+1)
+	}
+	_, inSrc := o.src[k]
+	_, had := o.vals[k]
+	if (!inSrc || o.deleted[k]) && !had {
+		o.added = append(o.added, k)
+	}
+	delete(o.deleted, k)
+	o.vals[k] = v
+	if o.set == nil {
+		o.set = map[string]bool{}
+	}
+	o.set[k] = true
+	o.changed = true
+	return true
+}
+
+func (o *objectView) Has(k string) bool {
+	if _, ok := o.vals[k]; ok {
+		return true
+	}
+	_, ok := o.src[k]
+	return ok && !o.deleted[k]
+}
+
+func (o *objectView) Delete(k string) bool {
+	if !o.Has(k) {
+		return true
+	}
+	delete(o.vals, k)
+	if i := slices.Index(o.added, k); i >= 0 {
+		o.added = slices.Delete(o.added, i, i+1)
+	}
+	if _, ok := o.src[k]; ok {
+		if o.deleted == nil {
+			o.deleted = map[string]bool{}
+		}
+		o.deleted[k] = true
+	}
+	o.changed = true
+	return true
+}
+
+func (o *objectView) Keys() []string {
+	if o.sorted == nil {
+		o.sorted = make([]string, 0, len(o.src))
+		for k := range o.src {
+			o.sorted = append(o.sorted, k)
+		}
+		slices.Sort(o.sorted)
+	}
+	if len(o.deleted) == 0 && len(o.added) == 0 {
+		return o.sorted
+	}
+	keys := make([]string, 0, len(o.sorted)+len(o.added))
+	for _, k := range o.sorted {
+		if !o.deleted[k] {
+			keys = append(keys, k)
+		}
+	}
+	return append(keys, o.added...)
+}
+
+// export returns the view's data and whether it differs from src.
+func (o *objectView) export(depth int) (any, bool, error) {
+	if !o.changed && len(o.vals) == 0 {
+		return o.src, false, nil
+	}
+	out := make(map[string]any, len(o.src)+len(o.added))
+	differs := o.changed
+	for _, k := range o.Keys() {
+		v, ok := o.vals[k]
+		if !ok || !o.set[k] && !isView(v) {
+			out[k] = o.src[k] // never assigned: a primitive read is unchanged
+			continue
+		}
+		x, changed, err := exportValue(v, depth+1)
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: %w", k, err)
+		}
+		differs = differs || changed
+		out[k] = x
+	}
+	if !differs {
+		return o.src, false, nil
+	}
+	return out, true, nil
+}
+
+// arrayView is a copy-on-write JavaScript array over a Go slice.
+type arrayView struct {
+	vm      *goja.Runtime
+	src     []any
+	vals    []goja.Value // nil until first read or write
+	n       int
+	changed bool
+}
+
+func (a *arrayView) init() {
+	if a.vals == nil {
+		a.vals = make([]goja.Value, len(a.src))
+		a.n = len(a.src)
+	}
+}
+
+func (a *arrayView) Len() int {
+	if a.vals == nil {
+		return len(a.src)
+	}
+	return a.n
+}
+
+func (a *arrayView) Get(i int) goja.Value {
+	a.init()
+	if i < 0 || i >= a.n {
+		return nil
+	}
+	if a.vals[i] == nil && i < len(a.src) {
+		a.vals[i] = mustValue(a.vm, a.src[i])
+	}
+	return a.vals[i]
+}
+
+func (a *arrayView) Set(i int, v goja.Value) bool {
+	a.init()
+	if i < 0 {
+		return false
+	}
+	if i >= a.n {
+		a.SetLen(i + 1)
+	}
+	a.vals[i] = v
+	a.changed = true
+	return true
+}
+
+func (a *arrayView) SetLen(n int) bool {
+	a.init()
+	if n < 0 {
+		return false
+	}
+	for len(a.vals) < n {
+		a.vals = append(a.vals, goja.Undefined())
+	}
+	for i := n; i < a.n && i < len(a.vals); i++ {
+		a.vals[i] = goja.Undefined()
+	}
+	a.n = n
+	a.changed = true
+	return true
+}
+
+func (a *arrayView) export(depth int) (any, bool, error) {
+	if a.vals == nil {
+		return a.src, false, nil
+	}
+	out := make([]any, a.n)
+	differs := a.changed
+	for i := 0; i < a.n; i++ {
+		v := a.vals[i]
+		if v == nil || !a.changed && !isView(v) {
+			out[i] = a.src[i]
+			continue
+		}
+		x, changed, err := exportValue(v, depth+1)
+		if err != nil {
+			return nil, false, fmt.Errorf("[%d]: %w", i, err)
+		}
+		differs = differs || changed
+		out[i] = x
+	}
+	if !differs {
+		return a.src, false, nil
+	}
+	return out, true, nil
+}
+
+var (
+	typeString     = reflect.TypeFor[string]()
+	typeBool       = reflect.TypeFor[bool]()
+	typeInt        = reflect.TypeFor[int64]()
+	typeFloat      = reflect.TypeFor[float64]()
+	typeObjectView = reflect.TypeFor[*objectView]()
+	typeArrayView  = reflect.TypeFor[*arrayView]()
+)
+
+func isView(v goja.Value) bool {
+	t := v.ExportType()
+	return t == typeObjectView || t == typeArrayView
+}
+
+// Export converts a JavaScript value into Go data: objects become
+// map[string]any (own enumerable string keys), arrays []any, numbers
+// float64, undefined Undefined, null nil. Functions, symbols and cycles are
+// errors: values cross plugin boundaries as data. Dates become their ISO
+// string, as JSON.stringify would write them. Parts of a view the plugin did
+// not change are returned as the very data the view was made from.
+func Export(_ *goja.Runtime, v goja.Value) (any, error) {
+	x, _, err := exportValue(v, 0)
+	return x, err
+}
+
+func exportValue(v goja.Value, depth int) (any, bool, error) {
+	if depth > maxDepth {
+		return nil, true, fmt.Errorf("value nested deeper than %d levels (a cycle?)", maxDepth)
+	}
+	if v == nil || goja.IsUndefined(v) {
+		return Undefined{}, true, nil
+	}
+	if goja.IsNull(v) {
+		return nil, true, nil
+	}
+	switch v.ExportType() {
+	case typeString:
+		return v.String(), true, nil
+	case typeBool:
+		return v.ToBoolean(), true, nil
+	case typeInt, typeFloat:
+		f := v.ToFloat()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, true, nil // JSON.stringify writes null for these
+		}
+		return f, true, nil
+	case typeObjectView:
+		return v.Export().(*objectView).export(depth)
+	case typeArrayView:
+		return v.Export().(*arrayView).export(depth)
+	}
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		return nil, true, fmt.Errorf("cannot pass a JavaScript %s across a plugin boundary", v.ExportType())
+	}
+	if _, isFn := goja.AssertFunction(v); isFn {
+		return nil, true, fmt.Errorf("cannot pass a function across a plugin boundary")
+	}
+	switch obj.ClassName() {
+	case "Array":
+		n := int(obj.Get("length").ToInteger())
+		out := make([]any, n)
+		for i := 0; i < n; i++ {
+			x, _, err := exportValue(obj.Get(strconv.Itoa(i)), depth+1)
+			if err != nil {
+				return nil, true, fmt.Errorf("[%d]: %w", i, err)
+			}
+			out[i] = x
+		}
+		return out, true, nil
+	case "Date":
+		if iso, ok := goja.AssertFunction(obj.Get("toISOString")); ok {
+			s, err := iso(obj)
+			if err != nil {
+				return nil, true, err
+			}
+			return s.String(), true, nil
+		}
+	}
+	keys := obj.Keys()
+	out := make(map[string]any, len(keys))
+	for _, k := range keys {
+		x, _, err := exportValue(obj.Get(k), depth+1)
+		if err != nil {
+			return nil, true, fmt.Errorf("%s: %w", k, err)
+		}
+		out[k] = x
+	}
+	return out, true, nil
+}

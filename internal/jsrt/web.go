@@ -1,0 +1,411 @@
+package jsrt
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja_nodejs/url"
+
+	"github.com/podcode/podcode/internal/version"
+)
+
+//go:embed prelude.js
+var preludeSource string
+
+// prelude is compiled once per process and run in every runtime.
+var prelude = sync.OnceValues(func() (*goja.Program, error) {
+	return goja.Compile("podcode:prelude.js", preludeSource, true)
+})
+
+// FetchOptions configure fetch.
+type FetchOptions struct {
+	Client   *http.Client // nil: a client with Timeout
+	Timeout  time.Duration
+	MaxBytes int64 // the largest body read; 10 MiB if zero
+}
+
+// hostState is the loop-only state behind the host functions.
+type hostState struct {
+	modules    *goja.Object // the Node modules the prelude returned
+	fetches    map[int64]func()
+	nextFetch  int64
+	httpClient *http.Client
+}
+
+// jsTimer is one setTimeout or setInterval.
+type jsTimer struct {
+	t      *time.Timer
+	fn     goja.Callable
+	every  time.Duration // 0 for a one-shot timer
+	killed bool
+}
+
+func (r *Runtime) installGlobals() error {
+	vm := r.vm
+	prg, err := prelude()
+	if err != nil {
+		return err
+	}
+	fn, err := vm.RunProgram(prg)
+	if err != nil {
+		return err
+	}
+	install, _ := goja.AssertFunction(fn)
+
+	// URL and URLSearchParams come from goja_nodejs.
+	mod := vm.NewObject()
+	exports := vm.NewObject()
+	if err := mod.Set("exports", exports); err != nil {
+		return err
+	}
+	url.Require(vm, mod)
+	vm.Set("URL", exports.Get("URL"))
+	vm.Set("URLSearchParams", exports.Get("URLSearchParams"))
+
+	r.host.httpClient = r.opts.Fetch.Client
+	if r.host.httpClient == nil {
+		t := r.opts.Fetch.Timeout
+		if t <= 0 {
+			t = 60 * time.Second
+		}
+		r.host.httpClient = &http.Client{Timeout: t}
+	}
+	r.host.fetches = map[int64]func(){}
+
+	host := vm.NewObject()
+	env := vm.NewObject()
+	for k, v := range r.opts.Env {
+		env.Set(k, v)
+	}
+	set := func(name string, v any) {
+		if err == nil {
+			err = host.Set(name, v)
+		}
+	}
+	set("env", env)
+	set("cwd", r.opts.Cwd)
+	set("platform", runtime.GOOS)
+	set("version", version.App())
+	set("log", r.hostLog)
+	set("setTimer", r.setTimer)
+	set("clearTimer", r.clearTimer)
+	set("utf8Encode", func(s string) goja.ArrayBuffer { return vm.NewArrayBuffer([]byte(s)) })
+	set("utf8Decode", func(buf goja.ArrayBuffer, off, n int) string {
+		b := buf.Bytes()
+		if off < 0 || n < 0 || off+n > len(b) {
+			panic(vm.NewTypeError("TextDecoder: view out of range"))
+		}
+		return strings.ToValidUTF8(string(b[off:off+n]), string(utf8.RuneError))
+	})
+	set("fetch", r.hostFetch)
+	set("fetchAbort", func(id int64) {
+		if cancel := r.host.fetches[id]; cancel != nil {
+			cancel()
+		}
+	})
+	set("readFile", r.hostReadFile)
+	set("writeFile", r.hostWriteFile)
+	set("readdir", r.hostReaddir)
+	set("stat", r.hostStat)
+	set("path", r.pathModule())
+	if err != nil {
+		return err
+	}
+	mods, err := install(goja.Undefined(), host)
+	if err != nil {
+		return err
+	}
+	r.host.modules = mods.ToObject(vm)
+	return nil
+}
+
+// Builtin returns the Node module Podcode provides for spec (node:path,
+// node:fs/promises, with or without the node: prefix). Loop goroutine only.
+func (r *Runtime) Builtin(spec string) (goja.Value, bool) {
+	name := strings.TrimPrefix(spec, "node:")
+	v := r.host.modules.Get(name)
+	if v == nil || goja.IsUndefined(v) {
+		return nil, false
+	}
+	return v, true
+}
+
+func (r *Runtime) hostLog(level, msg string) {
+	switch level {
+	case "debug":
+		r.log.Debug(msg, "source", "console")
+	case "warn":
+		r.log.Warn(msg, "source", "console")
+	case "error":
+		r.log.Error(msg, "source", "console")
+	default:
+		r.log.Info(msg, "source", "console")
+	}
+}
+
+// setTimer arms a Go timer whose expiry enqueues fn on the loop.
+func (r *Runtime) setTimer(fn goja.Callable, ms float64, repeat bool) int64 {
+	d := time.Duration(max(ms, 0) * float64(time.Millisecond))
+	r.nextTimer++
+	id := r.nextTimer
+	t := &jsTimer{fn: fn}
+	if repeat {
+		t.every = max(d, time.Millisecond)
+	}
+	r.timers[id] = t
+	t.t = time.AfterFunc(d, func() { r.enqueue(func() { r.fireTimer(id) }) })
+	return id
+}
+
+func (r *Runtime) fireTimer(id int64) {
+	t := r.timers[id]
+	if t == nil || t.killed {
+		return
+	}
+	if t.every == 0 {
+		delete(r.timers, id)
+	} else {
+		t.t.Reset(t.every)
+	}
+	if _, err := t.fn(goja.Undefined()); err != nil {
+		r.log.Warn("plugin: timer callback threw", "error", jsError(err).Error())
+	}
+}
+
+func (r *Runtime) clearTimer(id int64) {
+	if t := r.timers[id]; t != nil {
+		t.killed = true
+		t.t.Stop()
+		delete(r.timers, id)
+	}
+}
+
+func (r *Runtime) stopTimers() {
+	for id, t := range r.timers {
+		t.t.Stop()
+		delete(r.timers, id)
+	}
+	for _, cancel := range r.host.fetches {
+		cancel()
+	}
+}
+
+// async starts work on its own goroutine and returns a promise that settles
+// with its result on the loop. work must not touch the runtime; convert
+// (on the loop) turns its result into a JavaScript value.
+func (r *Runtime) async(work func() (any, error), convert func(any) goja.Value) *goja.Promise {
+	p, resolve, reject := r.vm.NewPromise()
+	go func() {
+		v, err := work()
+		r.enqueue(func() {
+			if err != nil {
+				reject(r.vm.NewGoError(err))
+			} else if convert != nil {
+				resolve(convert(v))
+			} else {
+				resolve(v)
+			}
+			r.drain()
+		})
+	}()
+	return p
+}
+
+// hostFetch performs one HTTP request; it returns [id, promise].
+func (r *Runtime) hostFetch(rawURL, method string, headers [][]string, body goja.Value) []any {
+	var reqBody io.Reader
+	if body != nil && !goja.IsNull(body) && !goja.IsUndefined(body) {
+		reqBody = strings.NewReader(body.String())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.host.nextFetch++
+	id := r.host.nextFetch
+	r.host.fetches[id] = cancel
+	max := r.opts.Fetch.MaxBytes
+	if max <= 0 {
+		max = 10 << 20
+	}
+	client := r.host.httpClient
+	p := r.async(func() (any, error) {
+		req, err := http.NewRequest(method, rawURL, reqBody)
+		if err != nil {
+			return nil, err
+		}
+		defer cancel()
+		req = req.WithContext(ctx)
+		for _, h := range headers {
+			if len(h) == 2 {
+				req.Header.Add(h[0], h[1])
+			}
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(data)) > max {
+			return nil, fmt.Errorf("response body larger than %d bytes", max)
+		}
+		hs := make([][]string, 0, len(resp.Header))
+		for k, vs := range resp.Header {
+			for _, v := range vs {
+				hs = append(hs, []string{strings.ToLower(k), v})
+			}
+		}
+		return map[string]any{
+			"status": resp.StatusCode, "statusText": strings.TrimSpace(strings.TrimPrefix(resp.Status, fmt.Sprint(resp.StatusCode))),
+			"headers": hs, "body": string(data), "url": resp.Request.URL.String(),
+			"redirected": resp.Request.URL.String() != rawURL,
+		}, nil
+	}, func(v any) goja.Value { return r.vm.ToValue(v) })
+	p2 := r.vm.ToValue(p).ToObject(r.vm)
+	// Forget the cancel func once the request is over, whatever its outcome.
+	if then, ok := goja.AssertFunction(p2.Get("then")); ok {
+		forget := r.vm.ToValue(func(goja.FunctionCall) goja.Value {
+			delete(r.host.fetches, id)
+			return goja.Undefined()
+		})
+		then(p2, forget, forget)
+	}
+	return []any{id, p2}
+}
+
+func (r *Runtime) hostReadFile(path string, encoding goja.Value) *goja.Promise {
+	asText := encoding != nil && !goja.IsNull(encoding) && !goja.IsUndefined(encoding)
+	if asText {
+		if enc := strings.ToLower(encoding.String()); enc != "utf8" && enc != "utf-8" {
+			p, _, reject := r.vm.NewPromise()
+			reject(r.vm.NewTypeError("readFile: only utf8 is supported, not " + enc))
+			return p
+		}
+	}
+	path = r.abs(path)
+	return r.async(func() (any, error) { return os.ReadFile(path) }, func(v any) goja.Value {
+		if asText {
+			return r.vm.ToValue(string(v.([]byte)))
+		}
+		return r.vm.ToValue(r.vm.NewArrayBuffer(v.([]byte)))
+	})
+}
+
+func (r *Runtime) hostWriteFile(path, data string) *goja.Promise {
+	path = r.abs(path)
+	return r.async(func() (any, error) { return goja.Undefined(), os.WriteFile(path, []byte(data), 0o644) }, nil)
+}
+
+func (r *Runtime) hostReaddir(path string) *goja.Promise {
+	path = r.abs(path)
+	return r.async(func() (any, error) {
+		entries, err := os.ReadDir(path)
+		if err != nil {
+			return nil, err
+		}
+		names := make([]any, len(entries))
+		for i, e := range entries {
+			names[i] = e.Name()
+		}
+		return names, nil
+	}, func(v any) goja.Value { return r.vm.NewArray(v.([]any)...) })
+}
+
+func (r *Runtime) hostStat(path string) *goja.Promise {
+	path = r.abs(path)
+	return r.async(func() (any, error) {
+		st, err := os.Lstat(path)
+		if err != nil {
+			return nil, err
+		}
+		if st.Mode()&os.ModeSymlink != 0 {
+			if target, err := os.Stat(path); err == nil {
+				st = target
+			}
+		}
+		return map[string]any{"size": st.Size(), "mtimeMs": float64(st.ModTime().UnixMilli()), "mode": int(st.Mode().Perm()),
+			"isFile": st.Mode().IsRegular(), "isDirectory": st.IsDir(), "isSymbolicLink": st.Mode()&os.ModeSymlink != 0}, nil
+	}, func(v any) goja.Value { return r.vm.ToValue(v) })
+}
+
+// abs makes path absolute against the runtime's working directory.
+func (r *Runtime) abs(path string) string {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	return filepath.Join(r.opts.Cwd, path)
+}
+
+// pathModule backs node:path with path/filepath (POSIX semantics).
+func (r *Runtime) pathModule() *goja.Object {
+	o := r.vm.NewObject()
+	o.Set("join", func(parts []string) string {
+		if len(parts) == 0 {
+			return "."
+		}
+		return filepath.Join(parts...)
+	})
+	o.Set("resolve", func(parts []string) string {
+		p := r.opts.Cwd
+		for _, s := range parts {
+			if filepath.IsAbs(s) {
+				p = s
+			} else if s != "" {
+				p = filepath.Join(p, s)
+			}
+		}
+		return filepath.Clean(p)
+	})
+	o.Set("normalize", func(p string) string { return filepath.Clean(p) })
+	o.Set("dirname", filepath.Dir)
+	o.Set("basename", func(p, ext string) string {
+		b := filepath.Base(p)
+		if ext != "" && strings.HasSuffix(b, ext) && b != ext {
+			b = strings.TrimSuffix(b, ext)
+		}
+		return b
+	})
+	o.Set("extname", func(p string) string {
+		b := filepath.Base(p)
+		if strings.HasPrefix(b, ".") && strings.Count(b, ".") == 1 {
+			return ""
+		}
+		return filepath.Ext(b)
+	})
+	o.Set("relative", func(from, to string) (string, error) {
+		rel, err := filepath.Rel(r.abs(from), r.abs(to))
+		if err != nil {
+			return "", errors.New("path.relative: " + err.Error())
+		}
+		if rel == "." {
+			return "", nil
+		}
+		return rel, nil
+	})
+	o.Set("parse", func(p string) map[string]any {
+		dir, base := filepath.Dir(p), filepath.Base(p)
+		if !strings.Contains(p, "/") {
+			dir = ""
+		}
+		ext := filepath.Ext(base)
+		root := ""
+		if strings.HasPrefix(p, "/") {
+			root = "/"
+		}
+		return map[string]any{"root": root, "dir": dir, "base": base, "ext": ext, "name": strings.TrimSuffix(base, ext)}
+	})
+	return o
+}
