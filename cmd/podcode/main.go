@@ -25,7 +25,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCmd())
+	root.AddCommand(newVersionCmd(), newPluginCmd(), newToolCmd(), newHookCmd())
 	return root
 }
 

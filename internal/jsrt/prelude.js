@@ -1,7 +1,8 @@
 // The web APIs Podcode gives plugins, written over a few host functions.
 // It runs once per runtime, before any plugin code, as a function of `host`
 // (Go functions) that installs globals and returns the Node modules Podcode
-// provides. Nothing here is reachable as `host` afterwards.
+// provides and a few helpers for the host. Nothing here is reachable as
+// `host` afterwards.
 (function (host) {
   "use strict";
   const g = globalThis;
@@ -9,6 +10,7 @@
   function define(name, value) {
     Object.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
   }
+  define("global", g); // Node's name for globalThis, which npm packages probe
 
   // console: every line goes to the server's log with the plugin's id.
   function format(args) {
@@ -259,5 +261,9 @@
     parse: (p) => host.path.parse(String(p)),
     format: (o) => (o.dir ? o.dir + "/" : o.root || "") + (o.base || (o.name || "") + (o.ext || "")),
   });
-  return { "fs/promises": fsPromises, path, "path/posix": path };
+  return {
+    modules: { "fs/promises": fsPromises, path, "path/posix": path },
+    // The host's way to make an AbortSignal it can abort later.
+    newAbortController: () => new AbortController(),
+  };
 });

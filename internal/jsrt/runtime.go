@@ -32,6 +32,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dop251/goja"
@@ -64,7 +65,7 @@ var ErrClosed = errors.New("jsrt: runtime closed")
 // Runtime is one JavaScript runtime and its event loop.
 type Runtime struct {
 	opts Options
-	log  *slog.Logger
+	logp atomic.Pointer[slog.Logger]
 	vm   *goja.Runtime // loop goroutine only
 	rep  *repairer
 	noop goja.Callable
@@ -104,10 +105,11 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	r := &Runtime{
-		opts: opts, log: opts.Logger.With("plugin", opts.Name), vm: vm, rep: rep,
+		opts: opts, vm: vm, rep: rep,
 		wake: make(chan struct{}, 1), closed: make(chan struct{}), exited: make(chan struct{}),
 		timers: map[int64]*jsTimer{},
 	}
+	r.logp.Store(opts.Logger.With("plugin", opts.Name))
 	vm.SetPromiseRejectionTracker(func(p *goja.Promise, op goja.PromiseRejectionOperation) {
 		if op == goja.PromiseRejectionReject {
 			r.rejected = append(r.rejected, p)
@@ -132,17 +134,12 @@ func New(opts Options) (*Runtime, error) {
 	return r, nil
 }
 
-// Name is the runtime's name in logs.
-func (r *Runtime) Name() string { return r.opts.Name }
-
-// SetName renames the runtime once its plugin id is known.
+// SetName renames the runtime in logs, once its plugin id is known.
 func (r *Runtime) SetName(name string) {
-	r.Do(context.Background(), func(*goja.Runtime) error {
-		r.opts.Name = name
-		r.log = r.opts.Logger.With("plugin", name)
-		return nil
-	})
+	r.logp.Store(r.opts.Logger.With("plugin", name))
 }
+
+func (r *Runtime) logger() *slog.Logger { return r.logp.Load() }
 
 // Close stops the loop. Pending timers never fire; calls under way fail with
 // ErrClosed. A job that is running finishes first (or is stopped by the
@@ -209,7 +206,7 @@ func (r *Runtime) runJob(fn func()) {
 	func() {
 		defer func() {
 			if v := recover(); v != nil {
-				r.log.Error("jsrt: a job panicked", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				r.logger().Error("jsrt: a job panicked", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			}
 		}()
 		fn()
@@ -242,7 +239,7 @@ func (r *Runtime) interrupt(id uint64) {
 
 func (r *Runtime) reportRejections() {
 	for _, p := range r.rejected {
-		r.log.Warn("plugin: unhandled promise rejection", "error", describe(p.Result()))
+		r.logger().Warn("plugin: unhandled promise rejection", "error", describe(p.Result()))
 	}
 	r.rejected = r.rejected[:0]
 }
@@ -261,8 +258,11 @@ func describe(v goja.Value) string {
 	return v.String()
 }
 
-// jsError turns an error from goja into one for the host: a *SpinError for
-// an interrupt by the watchdog, the thrown value for an exception.
+// Error turns an error from a goja call into one for the host: a *SpinError
+// for an interrupt by the watchdog, a *ThrowError (with the stack) for an
+// exception, the error itself otherwise. Call and Do apply it already.
+func Error(err error) error { return jsError(err) }
+
 func jsError(err error) error {
 	var ie *goja.InterruptedError
 	if errors.As(err, &ie) {
@@ -281,6 +281,19 @@ func jsError(err error) error {
 type ThrowError struct{ Message string }
 
 func (e *ThrowError) Error() string { return e.Message }
+
+// Post queues fn to run on the loop and returns at once; false when the
+// runtime is closed. fn reports its own errors. Promise jobs fn starts run
+// when it returns.
+func (r *Runtime) Post(fn func(vm *goja.Runtime)) bool {
+	return r.enqueue(func() {
+		fn(r.vm)
+		r.drain()
+	})
+}
+
+// Log is the runtime's logger, with its name.
+func (r *Runtime) Log() *slog.Logger { return r.logger() }
 
 // Do runs fn on the loop and waits for it.
 func (r *Runtime) Do(ctx context.Context, fn func(vm *goja.Runtime) error) error {
@@ -392,6 +405,6 @@ func (r *Runtime) markHandled(p *goja.Promise) {
 // outside of a JavaScript call: goja runs them when a call returns.
 func (r *Runtime) drain() {
 	if _, err := r.noop(goja.Undefined()); err != nil {
-		r.log.Warn("jsrt: running promise jobs failed", "error", jsError(err).Error())
+		r.logger().Warn("jsrt: running promise jobs failed", "error", jsError(err).Error())
 	}
 }

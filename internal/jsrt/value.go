@@ -58,6 +58,51 @@ func StripUndefined(v any) any {
 	return v
 }
 
+// Same reports whether a and b are the very same data: the same map or
+// slice (not merely equal), or equal scalars. Export returns the data a view
+// was made from when the plugin did not change it, so Same tells a result
+// that is the input from a new one without comparing contents.
+func Same(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		return ok && reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	}
+	switch b.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	if (a != nil && !reflect.TypeOf(a).Comparable()) || (b != nil && !reflect.TypeOf(b).Comparable()) {
+		return false
+	}
+	return a == b
+}
+
+// Describe names the kind of a data value for messages: "undefined",
+// "null", "a string", "a number", "an object", "an array", "true or false".
+func Describe(v any) string {
+	switch v.(type) {
+	case Undefined:
+		return "undefined"
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case float64, int, int64:
+		return "a number"
+	case bool:
+		return "true or false"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	}
+	return fmt.Sprintf("a Go %T", v)
+}
+
 // maxDepth bounds Export, so a cyclic or absurdly deep value is an error
 // rather than a stack overflow.
 const maxDepth = 64

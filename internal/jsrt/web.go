@@ -42,6 +42,8 @@ type hostState struct {
 	fetches    map[int64]func()
 	nextFetch  int64
 	httpClient *http.Client
+
+	newAbortController goja.Callable
 }
 
 // jsTimer is one setTimeout or setInterval.
@@ -127,8 +129,36 @@ func (r *Runtime) installGlobals() error {
 	if err != nil {
 		return err
 	}
-	r.host.modules = mods.ToObject(vm)
+	out := mods.ToObject(vm)
+	r.host.modules = out.Get("modules").ToObject(vm)
+	r.host.newAbortController, _ = goja.AssertFunction(out.Get("newAbortController"))
 	return nil
+}
+
+// AbortSignal returns a JavaScript AbortSignal that is aborted when ctx
+// ends, with ctx's error as the reason. Loop goroutine only.
+func (r *Runtime) AbortSignal(ctx context.Context) (goja.Value, error) {
+	c, err := r.host.newAbortController(goja.Undefined())
+	if err != nil {
+		return nil, err
+	}
+	ctrl := c.ToObject(r.vm)
+	signal := ctrl.Get("signal")
+	if ctx.Done() == nil {
+		return signal, nil
+	}
+	context.AfterFunc(ctx, func() {
+		r.enqueue(func() {
+			abort, _ := goja.AssertFunction(ctrl.Get("abort"))
+			reason := r.vm.NewGoError(context.Cause(ctx))
+			reason.Set("name", "AbortError")
+			if _, err := abort(ctrl, reason); err != nil {
+				r.logger().Warn("jsrt: aborting a signal failed", "error", jsError(err).Error())
+			}
+			r.drain()
+		})
+	})
+	return signal, nil
 }
 
 // Builtin returns the Node module Podcode provides for spec (node:path,
@@ -145,13 +175,13 @@ func (r *Runtime) Builtin(spec string) (goja.Value, bool) {
 func (r *Runtime) hostLog(level, msg string) {
 	switch level {
 	case "debug":
-		r.log.Debug(msg, "source", "console")
+		r.logger().Debug(msg, "source", "console")
 	case "warn":
-		r.log.Warn(msg, "source", "console")
+		r.logger().Warn(msg, "source", "console")
 	case "error":
-		r.log.Error(msg, "source", "console")
+		r.logger().Error(msg, "source", "console")
 	default:
-		r.log.Info(msg, "source", "console")
+		r.logger().Info(msg, "source", "console")
 	}
 }
 
@@ -180,7 +210,7 @@ func (r *Runtime) fireTimer(id int64) {
 		t.t.Reset(t.every)
 	}
 	if _, err := t.fn(goja.Undefined()); err != nil {
-		r.log.Warn("plugin: timer callback threw", "error", jsError(err).Error())
+		r.logger().Warn("plugin: timer callback threw", "error", jsError(err).Error())
 	}
 }
 

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/podcode/podcode/internal/jsplugin"
+)
+
+func newPluginCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "plugin", Short: "Inspect and create plugins"}
+	cmd.AddCommand(newPluginListCmd(), newPluginInitCmd(), newPluginTypesCmd())
+	return cmd
+}
+
+type pluginInfo struct {
+	ID     string   `json:"id"`
+	Source string   `json:"source"`
+	Spec   string   `json:"spec"`
+	Path   string   `json:"path"`
+	Hooks  []string `json:"hooks"`
+	Tools  []string `json:"tools"`
+	BootMs int64    `json:"boot_ms"`
+}
+
+func newPluginListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the loaded plugins in pipeline order, with the load warnings",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			a, err := boot(cmd)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			out := struct {
+				Plugins  []pluginInfo `json:"plugins"`
+				Warnings []string     `json:"warnings"`
+			}{Plugins: []pluginInfo{}, Warnings: a.Plugins.Warnings}
+			if out.Warnings == nil {
+				out.Warnings = []string{}
+			}
+			for _, p := range a.Plugins.Plugins {
+				info := pluginInfo{ID: p.ID, Source: p.Source, Spec: p.Spec, Path: p.Path, Hooks: p.Hooks, Tools: []string{}, BootMs: p.Boot.Milliseconds()}
+				if info.Hooks == nil {
+					info.Hooks = []string{}
+				}
+				for _, t := range p.Tools {
+					info.Tools = append(info.Tools, t.ID)
+				}
+				out.Plugins = append(out.Plugins, info)
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), out)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tSOURCE\tHOOKS\tTOOLS\tPATH")
+			for _, p := range out.Plugins {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.ID, p.Source, orDash(p.Hooks), orDash(p.Tools), p.Path)
+			}
+			tw.Flush()
+			for _, w := range out.Warnings {
+				fmt.Fprintln(cmd.OutOrStdout(), "warning:", w)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func orDash(s []string) string {
+	if len(s) == 0 {
+		return "-"
+	}
+	return strings.Join(s, ",")
+}
+
+var pluginName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+
+func newPluginInitCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "init <name>",
+		Short: "Write a starter TypeScript plugin to .podcode/plugins/<name>.ts",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := args[0]
+			if !pluginName.MatchString(name) {
+				return fmt.Errorf("plugin name %q: use lower-case letters, digits, '.', '_' and '-'", name)
+			}
+			dir := filepath.Join(".podcode", "plugins")
+			file := filepath.Join(dir, name+".ts")
+			if _, err := os.Stat(file); err == nil {
+				return fmt.Errorf("%s already exists", file)
+			} else if !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			types := filepath.Join(".podcode", jsplugin.TypesFile)
+			if err := os.WriteFile(types, []byte(jsplugin.Types), 0o644); err != nil {
+				return err
+			}
+			if err := os.WriteFile(file, []byte(jsplugin.Starter(name)), 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s and %s\nrun `podcode plugin list` to see it load\n", file, types)
+			return nil
+		},
+	}
+}
+
+func newPluginTypesCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "types",
+		Short: "Print the TypeScript declarations of the plugin API",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprint(cmd.OutOrStdout(), jsplugin.Types)
+			return err
+		},
+	}
+}

@@ -1,0 +1,233 @@
+package jsplugin
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+// bundleFormat changes whenever the way bundles are built changes, so that
+// cached bundles from an older Podcode are not reused.
+const bundleFormat = "podcode-bundle-1"
+
+// A bundle is one CommonJS script made by esbuild: a plugin's own code (its
+// files, TypeScript included, with the npm packages it imports left as
+// require calls), or one npm package with everything it imports.
+//
+// Plugins share package bundles: twenty plugins that import zod compile zod
+// once (see Programs) and evaluate it in each plugin's runtime.
+type bundle struct {
+	Code     string   `json:"code"`
+	Packages []string `json:"packages,omitempty"` // bare specifiers the code requires (plugin bundles only)
+	Inputs   []input  `json:"inputs"`             // the files that went in, with their content hashes
+}
+
+type input struct {
+	Path string `json:"path"`
+	Hash string `json:"hash"`
+}
+
+// Bundler builds bundles with esbuild and keeps them in a cache keyed by the
+// content hash of every input file: a bundle is reused only when no input
+// changed. It is safe for concurrent use.
+type Bundler struct {
+	dir string // the disk cache; "" for none
+
+	mu    sync.Mutex
+	files map[string]string // path → content hash, once per Bundler (one boot)
+}
+
+// NewBundler returns a Bundler that caches in dir ("" disables the disk
+// cache).
+func NewBundler(dir string) *Bundler {
+	return &Bundler{dir: dir, files: map[string]string{}}
+}
+
+// DefaultCacheDir is the user's cache folder for Podcode's bundles.
+func DefaultCacheDir() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "podcode", "bundles")
+}
+
+// Plugin bundles the plugin at entry (an absolute path).
+func (b *Bundler) Plugin(entry string) (*bundle, error) {
+	return b.build("plugin\x00"+entry, api.BuildOptions{
+		EntryPoints: []string{entry},
+		Packages:    api.PackagesExternal,
+	})
+}
+
+// Package bundles the npm package spec as imported from dir.
+func (b *Bundler) Package(spec, dir string) (*bundle, error) {
+	return b.build("package\x00"+spec+"\x00"+dir, api.BuildOptions{
+		Stdin: &api.StdinOptions{
+			Contents:   "module.exports = require(" + strconvQuote(spec) + ");",
+			ResolveDir: dir,
+			Sourcefile: "podcode:" + spec,
+			Loader:     api.LoaderJS,
+		},
+	})
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func (b *Bundler) build(key string, opts api.BuildOptions) (*bundle, error) {
+	sum := sha256.Sum256([]byte(bundleFormat + "\x00" + key))
+	cacheFile := ""
+	if b.dir != "" {
+		cacheFile = filepath.Join(b.dir, hex.EncodeToString(sum[:16])+".json")
+		if bu := b.cached(cacheFile); bu != nil {
+			return bu, nil
+		}
+	}
+	opts.Bundle = true
+	opts.Write = false
+	opts.Metafile = true
+	opts.Format = api.FormatCommonJS
+	opts.Platform = api.PlatformNode // node builtins stay require calls; the runtime provides some
+	opts.Target = api.ESNext
+	opts.MainFields = []string{"module", "main"}
+	opts.Conditions = []string{"import", "require", "default"}
+	opts.LogLevel = api.LogLevelSilent
+	opts.Outfile = "bundle.js"
+	res := api.Build(opts)
+	if len(res.Errors) > 0 {
+		return nil, buildError(res.Errors)
+	}
+	var meta struct {
+		Inputs map[string]struct {
+			Imports []struct {
+				Path     string `json:"path"`
+				External bool   `json:"external"`
+			} `json:"imports"`
+		} `json:"inputs"`
+	}
+	if err := json.Unmarshal([]byte(res.Metafile), &meta); err != nil {
+		return nil, fmt.Errorf("bundle: reading esbuild's metafile: %w", err)
+	}
+	bu := &bundle{}
+	for _, f := range res.OutputFiles {
+		if strings.HasSuffix(f.Path, ".js") {
+			bu.Code = string(f.Contents)
+		}
+	}
+	cwd, _ := os.Getwd()
+	for path, in := range meta.Inputs {
+		if strings.HasPrefix(path, "<stdin>") || strings.Contains(path, ":") && !filepath.IsAbs(path) {
+			continue
+		}
+		abs := path
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cwd, path)
+		}
+		h, err := b.hash(abs)
+		if err != nil {
+			return nil, err
+		}
+		bu.Inputs = append(bu.Inputs, input{Path: abs, Hash: h})
+		for _, imp := range in.Imports {
+			if imp.External && !isBuiltin(imp.Path) && !slices.Contains(bu.Packages, imp.Path) {
+				bu.Packages = append(bu.Packages, imp.Path)
+			}
+		}
+	}
+	slices.SortFunc(bu.Inputs, func(a, b input) int { return strings.Compare(a.Path, b.Path) })
+	slices.Sort(bu.Packages)
+	if cacheFile != "" {
+		b.store(cacheFile, bu)
+	}
+	return bu, nil
+}
+
+// buildError turns esbuild's messages into one error naming file, line and
+// what went wrong ("Could not resolve "zod"" for a missing package).
+func buildError(msgs []api.Message) error {
+	var parts []string
+	for _, m := range msgs {
+		s := m.Text
+		if l := m.Location; l != nil {
+			s = fmt.Sprintf("%s:%d:%d: %s", l.File, l.Line, l.Column+1, m.Text)
+		}
+		parts = append(parts, s)
+	}
+	return errors.New(strings.Join(parts, "; "))
+}
+
+// hash returns the content hash of a file, read once per Bundler.
+func (b *Bundler) hash(path string) (string, error) {
+	b.mu.Lock()
+	h, ok := b.files[path]
+	b.mu.Unlock()
+	if ok {
+		return h, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	h = hex.EncodeToString(sum[:])
+	b.mu.Lock()
+	b.files[path] = h
+	b.mu.Unlock()
+	return h, nil
+}
+
+// cached returns the bundle stored in file if every input still has the
+// content it had when the bundle was made.
+func (b *Bundler) cached(file string) *bundle {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var bu bundle
+	if json.Unmarshal(data, &bu) != nil || bu.Code == "" || len(bu.Inputs) == 0 {
+		return nil
+	}
+	for _, in := range bu.Inputs {
+		if h, err := b.hash(in.Path); err != nil || h != in.Hash {
+			return nil
+		}
+	}
+	return &bu
+}
+
+// store writes bu to file atomically; a failure only costs the next boot
+// a rebuild.
+func (b *Bundler) store(file string, bu *bundle) {
+	data, err := json.Marshal(bu)
+	if err != nil {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".tmp-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr != nil || cerr != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	if err := os.Rename(tmp.Name(), file); err != nil && !errors.Is(err, fs.ErrExist) {
+		os.Remove(tmp.Name())
+	}
+}

@@ -1,0 +1,224 @@
+package jsplugin
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/podcode/podcode/internal/config"
+)
+
+// Where a plugin came from.
+const (
+	FromConfig     = "config"
+	FromDiscovered = "discovered"
+)
+
+// extensions of plugin files found by auto-discovery (SPEC H2).
+var extensions = []string{".ts", ".mts", ".js", ".mjs", ".cjs"}
+
+// source is one plugin to load, in pipeline order.
+type source struct {
+	spec    string // as written, or the file's path when discovered
+	from    string // FromConfig or FromDiscovered
+	dir     string // where relative specifiers and packages resolve
+	where   string // file:line of the config entry, for messages
+	project bool
+}
+
+// sources lists the plugins to load in pipeline order (SPEC H2): every
+// config-listed plugin in array order, then the files directly in
+// <cwd>/.podcode/plugins, then those in the user's config folder's plugins,
+// each folder alphabetically.
+func sources(cwd string, cfg *config.Config) ([]source, error) {
+	var out []source
+	for _, ref := range cfg.Plugin {
+		out = append(out, source{spec: ref.Spec, from: FromConfig, dir: ref.Dir,
+			where: fmt.Sprintf("%s:%d", ref.File, ref.Line), project: ref.Project})
+	}
+	userDir, err := config.UserDir()
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range []struct {
+		dir     string
+		project bool
+	}{{filepath.Join(cwd, ".podcode", "plugins"), true}, {filepath.Join(userDir, "plugins"), false}} {
+		entries, err := os.ReadDir(d.dir)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("plugins: reading %s: %w", d.dir, err)
+		}
+		var names []string
+		for _, e := range entries {
+			if !e.IsDir() && slices.Contains(extensions, filepath.Ext(e.Name())) && !strings.HasSuffix(e.Name(), ".d.ts") {
+				names = append(names, e.Name())
+			}
+		}
+		slices.Sort(names) // byte order: the same on every machine and every start
+		for _, n := range names {
+			p := filepath.Join(d.dir, n)
+			out = append(out, source{spec: p, from: FromDiscovered, dir: d.dir, where: p, project: d.project})
+		}
+	}
+	return out, nil
+}
+
+// resolve returns the entry file of a plugin specifier: a file:// URL, an
+// absolute path, a path starting with . (relative to the config file that
+// names it), or an npm package name (with an optional subpath) resolved from
+// the node_modules beside that config file or above it.
+func (s source) resolve() (string, error) {
+	spec := s.spec
+	switch {
+	case strings.HasPrefix(spec, "file://"):
+		u, err := url.Parse(spec)
+		if err != nil {
+			return "", fmt.Errorf("bad file URL %q: %w", spec, err)
+		}
+		return existingFile(u.Path)
+	case filepath.IsAbs(spec):
+		return existingFile(spec)
+	case strings.HasPrefix(spec, "."):
+		return existingFile(filepath.Join(s.dir, spec))
+	}
+	return resolvePackage(spec, s.dir)
+}
+
+func existingFile(p string) (string, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return "", fmt.Errorf("no plugin file at %s", p)
+	}
+	if st.IsDir() {
+		for _, idx := range []string{"index.ts", "index.js", "index.mjs"} {
+			if q := filepath.Join(p, idx); fileExists(q) {
+				return q, nil
+			}
+		}
+		return "", fmt.Errorf("%s is a directory without an index.ts or index.js", p)
+	}
+	return filepath.Clean(p), nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// splitPackage splits "@scope/name/sub/path" into the package name and the
+// subpath ("" or "./sub/path").
+func splitPackage(spec string) (name, sub string) {
+	parts := strings.SplitN(spec, "/", 3)
+	n := 1
+	if strings.HasPrefix(spec, "@") && len(parts) > 1 {
+		n = 2
+	}
+	name = strings.Join(parts[:min(n, len(parts))], "/")
+	if rest := strings.TrimPrefix(spec, name); rest != "" {
+		sub = "." + rest
+	}
+	return name, sub
+}
+
+// resolvePackage finds an npm package's entry as Node would for an import:
+// node_modules in dir and its parents, then package.json's exports, module
+// or main.
+func resolvePackage(spec, dir string) (string, error) {
+	name, sub := splitPackage(spec)
+	for d := dir; ; d = filepath.Dir(d) {
+		pkgDir := filepath.Join(d, "node_modules", name)
+		if data, err := os.ReadFile(filepath.Join(pkgDir, "package.json")); err == nil {
+			return packageEntry(pkgDir, data, sub)
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("npm package %q is not installed in node_modules beside %s (run npm install there)", name, dir)
+		}
+	}
+}
+
+func packageEntry(pkgDir string, data []byte, sub string) (string, error) {
+	var pkg struct {
+		Exports json.RawMessage `json:"exports"`
+		Module  string          `json:"module"`
+		Main    string          `json:"main"`
+	}
+	if err := json.Unmarshal(data, &pkg); err != nil {
+		return "", fmt.Errorf("%s: bad package.json: %w", pkgDir, err)
+	}
+	key := "."
+	if sub != "" {
+		key = sub
+	}
+	if len(pkg.Exports) > 0 {
+		if target := exportTarget(pkg.Exports, key); target != "" {
+			return existingFile(filepath.Join(pkgDir, target))
+		}
+		if sub != "" {
+			return "", fmt.Errorf("%s does not export %q", pkgDir, sub)
+		}
+	}
+	if sub != "" {
+		return existingFile(filepath.Join(pkgDir, sub))
+	}
+	for _, m := range []string{pkg.Module, pkg.Main} {
+		if m != "" {
+			return existingFile(filepath.Join(pkgDir, m))
+		}
+	}
+	return existingFile(pkgDir)
+}
+
+// exportTarget reads package.json "exports" for key, preferring the import
+// condition, then default, then require.
+func exportTarget(raw json.RawMessage, key string) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if key == "." {
+			return s
+		}
+		return ""
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return ""
+	}
+	if v, ok := m[key]; ok {
+		return conditionTarget(v)
+	}
+	if key == "." {
+		for k := range m {
+			if strings.HasPrefix(k, ".") {
+				return ""
+			}
+		}
+		return conditionTarget(raw) // {"import": ..., "default": ...} for "."
+	}
+	return ""
+}
+
+func conditionTarget(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return ""
+	}
+	for _, c := range []string{"import", "node", "default", "require"} {
+		if v, ok := m[c]; ok {
+			if t := conditionTarget(v); t != "" {
+				return t
+			}
+		}
+	}
+	return ""
+}

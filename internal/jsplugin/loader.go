@@ -1,0 +1,410 @@
+package jsplugin
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+
+	"github.com/podcode/podcode/internal/bus"
+	"github.com/podcode/podcode/internal/config"
+	"github.com/podcode/podcode/internal/jsrt"
+	"github.com/podcode/podcode/internal/version"
+)
+
+//go:embed tools.js
+var toolsSource string
+
+var toolsProgram = sync.OnceValues(func() (*goja.Program, error) {
+	return goja.Compile("podcode:tools.js", toolsSource, true)
+})
+
+// DefaultBootTimeout bounds one plugin's start: importing it and its
+// server() settling.
+const DefaultBootTimeout = 10 * time.Second
+
+// DefaultToolTimeout bounds one execute of a plugin's tool.
+const DefaultToolTimeout = 2 * time.Minute
+
+// Options configure Load.
+type Options struct {
+	Cwd         string
+	Config      *config.Config
+	Logger      *slog.Logger
+	Bus         *bus.Bus
+	Bundler     *Bundler          // nil: a Bundler caching in DefaultCacheDir
+	BootTimeout time.Duration     // DefaultBootTimeout if zero
+	JobLimit    time.Duration     // jsrt.DefaultJobLimit if zero (H8's 5 s)
+	ToolTimeout time.Duration     // the config's tools.plugin_timeout_ms, else DefaultToolTimeout
+	Env         map[string]string // process.env; nil: this process's environment
+}
+
+// Set is the loaded plugins, in pipeline order.
+type Set struct {
+	Plugins  []*Plugin
+	Warnings []string // every problem met while loading, each naming its plugin
+	programs *programs
+}
+
+// With returns the plugins that implement hook, in pipeline order.
+func (s *Set) With(hook string) []*Plugin {
+	var out []*Plugin
+	for _, p := range s.Plugins {
+		if p.Implements(hook) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Close stops every plugin's runtime.
+func (s *Set) Close() {
+	for _, p := range s.Plugins {
+		p.Close()
+	}
+}
+
+// loader is the state of one Load.
+type loader struct {
+	o        Options
+	log      *slog.Logger
+	programs *programs
+	mu       sync.Mutex
+	warnings []string
+}
+
+// warn logs a load problem and keeps it for `podcode plugin list`.
+func (l *loader) warn(msg string, attrs ...any) {
+	l.log.Warn(msg, attrs...)
+	var b strings.Builder
+	b.WriteString(msg)
+	for i := 0; i+1 < len(attrs); i += 2 {
+		fmt.Fprintf(&b, " %v=%v", attrs[i], attrs[i+1])
+	}
+	l.mu.Lock()
+	l.warnings = append(l.warnings, b.String())
+	l.mu.Unlock()
+}
+
+// Load finds and starts the plugins (steps 1 to 7 of the lifecycle). It
+// fails only when the plugin folders cannot be read; a plugin that fails is
+// skipped with a warning. Plugins start in parallel; their order in the
+// pipeline is the order of the sources.
+func Load(ctx context.Context, o Options) (*Set, error) {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Config == nil {
+		o.Config = &config.Config{}
+	}
+	if o.Bundler == nil {
+		o.Bundler = NewBundler(DefaultCacheDir())
+	}
+	if o.BootTimeout <= 0 {
+		o.BootTimeout = DefaultBootTimeout
+	}
+	if o.ToolTimeout <= 0 {
+		o.ToolTimeout = DefaultToolTimeout
+		if ms := o.Config.Tools.PluginTimeoutMs; ms > 0 {
+			o.ToolTimeout = time.Duration(ms) * time.Millisecond
+		}
+	}
+	if o.Env == nil {
+		o.Env = map[string]string{}
+		for _, kv := range os.Environ() {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				o.Env[k] = v
+			}
+		}
+	}
+	if o.Bus == nil {
+		o.Bus = bus.New(o.Logger)
+	}
+	srcs, err := sources(o.Cwd, o.Config)
+	if err != nil {
+		return nil, err
+	}
+	l := &loader{o: o, log: o.Logger, programs: &programs{}}
+	loaded := make([]*Plugin, len(srcs))
+	sem := make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for i, src := range srcs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			loaded[i] = l.load(ctx, src)
+		}()
+	}
+	wg.Wait()
+
+	set := &Set{programs: l.programs}
+	for _, p := range loaded {
+		if p == nil {
+			continue
+		}
+		if i := slices.IndexFunc(set.Plugins, func(q *Plugin) bool { return q.ID == p.ID }); i >= 0 {
+			old := set.Plugins[i]
+			l.warn("plugin: duplicate id; the plugin loaded later replaces the earlier one",
+				"plugin", p.ID, "removed", old.Path, "kept", p.Path)
+			old.Close()
+			set.Plugins = slices.Delete(set.Plugins, i, i+1)
+		}
+		set.Plugins = append(set.Plugins, p)
+	}
+	for _, p := range set.Plugins {
+		var tools []string
+		for _, t := range p.Tools {
+			tools = append(tools, t.ID)
+		}
+		o.Bus.Publish(bus.PluginLoaded, map[string]any{"id": p.ID, "path": p.Path, "source": p.Source,
+			"hooks": anySlice(p.Hooks), "tools": anySlice(tools)})
+	}
+	set.Warnings = l.warnings
+	return set, nil
+}
+
+func anySlice(s []string) []any {
+	out := make([]any, len(s))
+	for i, x := range s {
+		out[i] = x
+	}
+	return out
+}
+
+// load runs steps 2 to 6 for one plugin; nil means skipped (and said why).
+func (l *loader) load(ctx context.Context, src source) *Plugin {
+	start := time.Now()
+	entry, err := src.resolve()
+	if err != nil {
+		l.warn("plugin: cannot load", "plugin", src.spec, "at", src.where, "error", err.Error())
+		return nil
+	}
+	bu, err := l.o.Bundler.Plugin(entry)
+	if err != nil {
+		l.warn("plugin: cannot load", "plugin", src.spec, "at", src.where, "error", err.Error())
+		return nil
+	}
+	packages := map[string]*goja.Program{}
+	for _, spec := range bu.Packages {
+		pb, err := l.o.Bundler.Package(spec, filepath.Dir(entry))
+		if err == nil {
+			packages[spec], err = l.programs.get("podcode:npm/"+spec, pb.Code)
+		}
+		if err != nil {
+			l.warn("plugin: cannot load", "plugin", src.spec, "at", src.where, "package", spec, "error", err.Error())
+			return nil
+		}
+	}
+	main, err := l.programs.get(entry, bu.Code)
+	if err != nil {
+		l.warn("plugin: cannot load", "plugin", src.spec, "at", src.where, "error", err.Error())
+		return nil
+	}
+
+	rt, err := jsrt.New(jsrt.Options{Name: src.spec, Logger: l.log, JobLimit: l.o.JobLimit, Env: l.o.Env, Cwd: l.o.Cwd})
+	if err != nil {
+		l.warn("plugin: cannot load", "plugin", src.spec, "error", err.Error())
+		return nil
+	}
+	p := &Plugin{Spec: src.spec, Path: entry, Source: src.from, rt: rt, toolTimeout: l.o.ToolTimeout}
+	ok := false
+	defer func() {
+		if !ok {
+			rt.Close()
+		}
+	}()
+
+	bootCtx, cancel := context.WithTimeout(ctx, l.o.BootTimeout)
+	defer cancel()
+	var server goja.Callable
+	var def *goja.Object
+	// Steps 3 and 4: import and validate.
+	err = rt.Do(bootCtx, func(vm *goja.Runtime) error {
+		ms := newModuleSystem(rt, vm, packages)
+		exports, err := ms.eval(main, "")
+		if err != nil {
+			return err
+		}
+		def = defaultExport(vm, exports)
+		if def == nil {
+			return errNoDefault
+		}
+		id := def.Get("id")
+		fn, isFn := goja.AssertFunction(def.Get("server"))
+		if id == nil || goja.IsUndefined(id) || !isString(id) || !isFn {
+			return errNoDefault
+		}
+		p.ID, server = id.String(), fn
+		helpers, err := toolsProgram()
+		if err == nil {
+			var h goja.Value
+			if h, err = vm.RunProgram(helpers); err == nil {
+				p.helpers = h.ToObject(vm)
+			}
+		}
+		return err
+	})
+	switch {
+	case errors.Is(err, errNoDefault):
+		l.warn("plugin: module has no valid default export {id, server}", "plugin", src.spec, "path", entry)
+		return nil
+	case errors.Is(err, context.DeadlineExceeded):
+		l.warn("plugin: importing did not finish within the boot deadline; skipped", "plugin", src.spec, "deadline", l.o.BootTimeout.String())
+		return nil
+	case err != nil:
+		l.warn("plugin: import failed", "plugin", src.spec, "path", entry, "error", err.Error())
+		return nil
+	}
+	rt.SetName(p.ID)
+	if slices.Contains(l.o.Config.DisabledPlugins, p.ID) {
+		l.log.Info("plugin: disabled by the config; not loaded", "plugin", p.ID, "path", entry)
+		return nil
+	}
+
+	// Step 5: server(input, options), once.
+	_, err = rt.Call(bootCtx, func(vm *goja.Runtime) (goja.Value, error) {
+		input := vm.NewObject()
+		input.Set("bus", l.busObject(vm, p))
+		input.Set("cwd", l.o.Cwd)
+		input.Set("version", version.PluginRuntime)
+		options := vm.NewObject()
+		cfg := goja.Undefined()
+		if raw, ok := l.o.Config.PluginConfig[p.ID]; ok {
+			v, err := jsrt.ToValue(vm, raw)
+			if err != nil {
+				return nil, err
+			}
+			cfg = v
+		}
+		options.Set("config", cfg)
+		return server(def, input, options)
+	}, func(vm *goja.Runtime, v goja.Value) (any, error) {
+		p.collectHooks(vm, v)
+		return nil, nil
+	})
+	var thrown *jsrt.ThrowError
+	switch {
+	case errors.As(err, &thrown):
+		l.warn("plugin: server() threw", "plugin", p.ID, "path", entry, "error", thrown.Message)
+		return nil
+	case errors.Is(err, context.DeadlineExceeded):
+		l.warn("plugin: server() did not settle within the boot deadline; skipped", "plugin", p.ID, "path", entry, "deadline", l.o.BootTimeout.String())
+		return nil
+	case err != nil:
+		l.warn("plugin: server() threw", "plugin", p.ID, "path", entry, "error", err.Error())
+		return nil
+	}
+
+	// Step 6: drain the tool hook once.
+	if p.Implements(HookTool) {
+		toolCtx, cancel := context.WithTimeout(ctx, hookToolTimeout)
+		_, err := rt.Call(toolCtx, func(vm *goja.Runtime) (goja.Value, error) {
+			return p.fns[HookTool](p.hooks, vm.NewObject())
+		}, func(vm *goja.Runtime, v goja.Value) (any, error) {
+			return nil, p.drainTools(vm, v)
+		})
+		cancel()
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				err = fmt.Errorf("exceeded %dms", hookToolTimeout.Milliseconds())
+			}
+			l.warn("plugin: tool hook threw at init", "plugin", p.ID, "error", err.Error())
+			p.Tools = nil
+		}
+	}
+	p.Boot = time.Since(start)
+	ok = true
+	return p
+}
+
+var errNoDefault = errors.New("no valid default export")
+
+func isString(v goja.Value) bool {
+	_, ok := v.Export().(string)
+	return ok
+}
+
+// defaultExport applies SPEC P1 and P3: an ES module's default export, or a
+// CommonJS module's module.exports.
+func defaultExport(vm *goja.Runtime, exports goja.Value) *goja.Object {
+	obj, ok := exports.(*goja.Object)
+	if !ok {
+		return nil
+	}
+	if esm := obj.Get("__esModule"); esm != nil && esm.ToBoolean() {
+		d, ok := obj.Get("default").(*goja.Object)
+		if !ok {
+			return nil
+		}
+		return d
+	}
+	return obj
+}
+
+// collectHooks keeps the hook functions server() returned (SPEC P10): keys
+// match by exact string, unknown keys are ignored without a warning.
+func (p *Plugin) collectHooks(vm *goja.Runtime, v goja.Value) {
+	p.fns = map[string]goja.Callable{}
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		if !goja.IsUndefined(v) && !goja.IsNull(v) {
+			p.rt.Log().Warn("plugin: server() returned something other than an object of hooks; the plugin has no hooks")
+		}
+		p.hooks = vm.NewObject()
+		return
+	}
+	p.hooks = obj
+	for _, h := range Hooks {
+		if fn, ok := goja.AssertFunction(obj.Get(h)); ok {
+			p.fns[h] = fn
+			p.Hooks = append(p.Hooks, h)
+		}
+	}
+}
+
+// busObject is the bus a plugin's server() receives (SPEC P7). Listeners run
+// on the plugin's loop; a listener that throws is logged with the event type.
+func (l *loader) busObject(vm *goja.Runtime, p *Plugin) *goja.Object {
+	b := vm.NewObject()
+	subscribe := func(typ string, fnv goja.Value) goja.Value {
+		fn, ok := goja.AssertFunction(fnv)
+		if !ok {
+			panic(vm.NewTypeError("bus.subscribe: the listener must be a function"))
+		}
+		unsub := l.o.Bus.Subscribe(typ, p.ID, func(ev bus.Event) {
+			data := map[string]any{"type": ev.Type, "time": ev.Time.UTC().Format(time.RFC3339Nano), "properties": ev.Properties}
+			p.rt.Post(func(vm *goja.Runtime) {
+				v, err := jsrt.ToValue(vm, data)
+				if err == nil {
+					_, err = fn(goja.Undefined(), v)
+				}
+				if err != nil {
+					p.rt.Log().Warn("plugin: bus listener threw", "event", ev.Type, "error", jsrt.Error(err).Error())
+				}
+			})
+		})
+		p.mu.Lock()
+		p.unsubs = append(p.unsubs, unsub)
+		p.mu.Unlock()
+		return vm.ToValue(func(goja.FunctionCall) goja.Value { unsub(); return goja.Undefined() })
+	}
+	b.Set("subscribe", func(call goja.FunctionCall) goja.Value {
+		return subscribe(call.Argument(0).String(), call.Argument(1))
+	})
+	b.Set("subscribeAll", func(call goja.FunctionCall) goja.Value {
+		return subscribe("", call.Argument(0))
+	})
+	return b
+}

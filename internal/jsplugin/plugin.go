@@ -1,0 +1,284 @@
+// Package jsplugin finds, bundles, validates and starts JavaScript and
+// TypeScript plugins (SPEC P1–P12), and calls their hooks.
+//
+// # Lifecycle of a plugin (SPEC P11)
+//
+//  1. Find: the config's plugin array in order, then auto-discovered files
+//     (see sources). A specifier that does not resolve is a warning.
+//  2. Bundle: esbuild turns the entry and its own files (TypeScript
+//     included) into one CommonJS script; the npm packages it imports are
+//     bundled separately, once, and shared (see Bundler, programs). A missing
+//     package is a load error that names it.
+//  3. Import: the bundle runs in the plugin's own runtime (jsrt).
+//  4. Validate (P1): the default export must be an object with a string id
+//     and a function server; CommonJS module.exports counts as the default
+//     export (P3). Otherwise the warning of P2 is logged and the plugin is
+//     skipped. An id in disabled_plugins is skipped here.
+//  5. server(input, options) runs once (P5), awaited within the boot
+//     deadline; a throw or rejection skips the plugin (P6), and so does a
+//     server() that does not settle in time.
+//  6. Drain tool (H9): the tool hook, if any, is called once with {}; its
+//     ToolDefs are kept; a throw leaves the plugin with no tools.
+//  7. Register (P4): plugins join the pipeline in load order; a later
+//     plugin with the same id removes the earlier one entirely.
+//
+// There is no unload or reload (P12): Close only stops the runtimes when
+// the server stops.
+package jsplugin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+
+	"github.com/podcode/podcode/internal/jsrt"
+	"github.com/podcode/podcode/internal/tool"
+)
+
+// The hooks a plugin may implement (SPEC H1). Keys match by exact string.
+const (
+	HookTool        = "tool"
+	HookChatParams  = "chat.params"
+	HookToolBefore  = "tool.execute.before"
+	HookToolAfter   = "tool.execute.after"
+	hookToolTimeout = 5 * time.Second // the tool hook at init, as H8
+)
+
+// Hooks lists the hooks in the order they are documented.
+var Hooks = []string{HookTool, HookChatParams, HookToolBefore, HookToolAfter}
+
+// Plugin is one loaded plugin.
+type Plugin struct {
+	ID     string        `json:"id"`
+	Spec   string        `json:"spec"`   // as configured, or the discovered file
+	Path   string        `json:"path"`   // the entry file
+	Source string        `json:"source"` // FromConfig or FromDiscovered
+	Hooks  []string      `json:"hooks"`  // the hooks it implements
+	Tools  []*tool.Def   `json:"-"`
+	Boot   time.Duration `json:"boot_ns"` // from bundling to the tool hook drained
+
+	rt          *jsrt.Runtime
+	toolTimeout time.Duration
+	mu          sync.Mutex
+	unsubs      []func() // its bus subscriptions
+
+	// Loop goroutine only.
+	hooks   *goja.Object
+	fns     map[string]goja.Callable
+	tools   map[string]pluginTool
+	helpers *goja.Object // tools.js
+}
+
+type pluginTool struct {
+	schema  goja.Value
+	execute goja.Callable
+}
+
+// Implements reports whether the plugin implements hook.
+func (p *Plugin) Implements(hook string) bool { return slices.Contains(p.Hooks, hook) }
+
+// Call runs the plugin's hook on input (Go data) and returns what the hook
+// returned, as data: jsrt.Undefined when it returned undefined (no change).
+// ctx bounds the wait; a call whose ctx ends is abandoned (SPEC H8).
+func (p *Plugin) Call(ctx context.Context, hook string, input any) (any, error) {
+	return p.rt.Call(ctx, func(vm *goja.Runtime) (goja.Value, error) {
+		fn := p.fns[hook]
+		if fn == nil {
+			return nil, fmt.Errorf("plugin %s does not implement %s", p.ID, hook)
+		}
+		v, err := jsrt.ToValue(vm, input)
+		if err != nil {
+			return nil, err
+		}
+		return fn(p.hooks, v)
+	}, nil)
+}
+
+// Log is the plugin's logger: every line names it.
+func (p *Plugin) Log() interface{ Warn(string, ...any) } { return p.rt.Log() }
+
+// Close ends the plugin's bus subscriptions and stops its runtime.
+func (p *Plugin) Close() {
+	p.mu.Lock()
+	unsubs := p.unsubs
+	p.unsubs = nil
+	p.mu.Unlock()
+	for _, u := range unsubs {
+		u()
+	}
+	p.rt.Close()
+}
+
+// drainTools calls the tool hook once (SPEC H9) and converts its ToolDefs.
+// It runs on the loop.
+func (p *Plugin) drainTools(vm *goja.Runtime, v goja.Value) error {
+	if goja.IsUndefined(v) || goja.IsNull(v) {
+		return nil
+	}
+	obj, ok := v.(*goja.Object)
+	if !ok || obj.ClassName() != "Array" {
+		p.rt.Log().Warn("plugin: tool hook returned something other than an array; ignored", "got", v.ExportType().String())
+		return nil
+	}
+	jsonSchema, _ := goja.AssertFunction(p.helpers.Get("jsonSchema"))
+	n := int(obj.Get("length").ToInteger())
+	for i := 0; i < n; i++ {
+		def, err := p.toolDef(vm, jsonSchema, obj.Get(strconv.Itoa(i)))
+		if err != nil {
+			p.rt.Log().Warn("plugin: invalid ToolDef; skipped", "index", i, "error", err.Error())
+			continue
+		}
+		p.Tools = append(p.Tools, def)
+	}
+	return nil
+}
+
+func (p *Plugin) toolDef(vm *goja.Runtime, jsonSchema goja.Callable, v goja.Value) (*tool.Def, error) {
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		return nil, fmt.Errorf("a ToolDef must be an object")
+	}
+	id := obj.Get("id")
+	if id == nil || goja.IsUndefined(id) || goja.IsNull(id) || id.ExportType().Kind() != reflect.String || id.String() == "" {
+		return nil, fmt.Errorf("a ToolDef needs a string id")
+	}
+	execute, ok := goja.AssertFunction(obj.Get("execute"))
+	if !ok {
+		return nil, fmt.Errorf("tool %s: execute must be a function", id)
+	}
+	desc := ""
+	if d := obj.Get("description"); d != nil && !goja.IsUndefined(d) {
+		desc = d.String()
+	}
+	schemaVal := obj.Get("parameters")
+	js, err := jsonSchema(goja.Undefined(), schemaVal)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: parameters: %w", id, err)
+	}
+	data, err := jsrt.Export(vm, js)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: parameters: %w", id, err)
+	}
+	raw, err := json.Marshal(jsrt.StripUndefined(data))
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: parameters: %w", id, err)
+	}
+	name := id.String()
+	if p.tools == nil {
+		p.tools = map[string]pluginTool{}
+	}
+	p.tools[name] = pluginTool{schema: schemaVal, execute: execute}
+	def := &tool.Def{ID: name, Description: desc, Parameters: raw, Source: p.ID,
+		Execute: func(ctx context.Context, call tool.Call, args map[string]any) (tool.Result, error) {
+			return p.execute(ctx, name, call, args)
+		}}
+	if s, ok := schemaVal.(*goja.Object); ok && s.Get("~standard") != nil && !goja.IsUndefined(s.Get("~standard")) {
+		def.Validate = func(ctx context.Context, args map[string]any) (map[string]any, error) {
+			return p.validate(ctx, name, args)
+		}
+	}
+	return def, nil
+}
+
+// validate checks args with the tool's own schema (zod's ~standard.validate)
+// and returns the parsed value, so defaults and transforms apply.
+func (p *Plugin) validate(ctx context.Context, id string, args map[string]any) (map[string]any, error) {
+	ctx, cancel := context.WithTimeout(ctx, hookToolTimeout)
+	defer cancel()
+	out, err := p.rt.Call(ctx, func(vm *goja.Runtime) (goja.Value, error) {
+		v, err := jsrt.ToValue(vm, args)
+		if err != nil {
+			return nil, err
+		}
+		validate, _ := goja.AssertFunction(p.helpers.Get("validate"))
+		return validate(goja.Undefined(), p.tools[id].schema, v)
+	}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("validating arguments of %s: %w", id, err)
+	}
+	res, _ := out.(map[string]any)
+	if issues, ok := res["issues"].([]any); ok {
+		var msgs []string
+		for _, it := range issues {
+			m, _ := it.(map[string]any)
+			field, _ := m["path"].(string)
+			if field == "" {
+				field = "arguments"
+			}
+			msgs = append(msgs, fmt.Sprintf("%s: %v", field, m["message"]))
+		}
+		return nil, fmt.Errorf("invalid arguments for %s: %s", id, strings.Join(msgs, "; "))
+	}
+	if v, ok := res["value"].(map[string]any); ok {
+		return v, nil
+	}
+	return nil, fmt.Errorf("invalid arguments for %s: the schema did not produce an object", id)
+}
+
+// execute runs a plugin tool's execute(args, ctx) with its own time limit;
+// ctx.abort is aborted when the call is cancelled or times out.
+func (p *Plugin) execute(ctx context.Context, id string, call tool.Call, args map[string]any) (tool.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.toolTimeout)
+	defer cancel()
+	out, err := p.rt.Call(ctx, func(vm *goja.Runtime) (goja.Value, error) {
+		a, err := jsrt.ToValue(vm, args)
+		if err != nil {
+			return nil, err
+		}
+		signal, err := p.rt.AbortSignal(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c := vm.NewObject()
+		c.Set("sessionID", call.SessionID)
+		c.Set("messageID", call.MessageID)
+		c.Set("callID", call.CallID)
+		c.Set("agent", call.Agent)
+		c.Set("cwd", call.Cwd)
+		c.Set("abort", signal)
+		return p.tools[id].execute(goja.Undefined(), a, c)
+	}, nil)
+	if ctx.Err() == context.DeadlineExceeded && err != nil {
+		return tool.Result{}, fmt.Errorf("tool %s (plugin %s) did not finish within %s", id, p.ID, p.toolTimeout)
+	}
+	if err != nil {
+		return tool.Result{}, fmt.Errorf("tool %s (plugin %s): %w", id, p.ID, err)
+	}
+	return ResultFromData(id, out)
+}
+
+// ResultFromData reads a tool result ({title, output, metadata}) from data.
+func ResultFromData(id string, v any) (tool.Result, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return tool.Result{}, fmt.Errorf("tool %s returned %s, not {title, output}", id, jsrt.Describe(v))
+	}
+	res := tool.Result{Title: id}
+	if t, ok := m["title"].(string); ok {
+		res.Title = t
+	}
+	switch o := m["output"].(type) {
+	case string:
+		res.Output = o
+	case nil, jsrt.Undefined:
+		return tool.Result{}, fmt.Errorf("tool %s returned no output", id)
+	default:
+		b, err := json.Marshal(jsrt.StripUndefined(o))
+		if err != nil {
+			return tool.Result{}, fmt.Errorf("tool %s: output: %w", id, err)
+		}
+		res.Output = string(b)
+	}
+	if md, ok := jsrt.StripUndefined(m["metadata"]).(map[string]any); ok {
+		res.Metadata = md
+	}
+	return res, nil
+}

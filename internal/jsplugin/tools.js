@@ -1,0 +1,107 @@
+// Helpers for plugin tools, evaluated in each plugin's runtime: the JSON
+// Schema the model reads, and argument validation with the tool's own
+// schema. parameters may be a zod 4 schema, a zod 3 schema, any Standard
+// Schema that can describe itself as JSON Schema, or a plain JSON Schema.
+(function () {
+  "use strict";
+
+  function isZod3(s) {
+    return s && typeof s === "object" && s._def && typeof s._def.typeName === "string";
+  }
+
+  // zod 3 has no JSON Schema export of its own: this covers the types tool
+  // parameters use.
+  function zod3(s) {
+    const d = s._def;
+    let out;
+    switch (d.typeName) {
+      case "ZodString": {
+        out = { type: "string" };
+        for (const c of d.checks || []) {
+          if (c.kind === "min") out.minLength = c.value;
+          else if (c.kind === "max") out.maxLength = c.value;
+          else if (c.kind === "length") { out.minLength = c.value; out.maxLength = c.value; }
+          else if (c.kind === "regex") out.pattern = c.regex.source;
+          else if (c.kind === "email" || c.kind === "url" || c.kind === "uuid") out.format = c.kind === "url" ? "uri" : c.kind;
+        }
+        break;
+      }
+      case "ZodNumber": {
+        out = { type: "number" };
+        for (const c of d.checks || []) {
+          if (c.kind === "int") out.type = "integer";
+          else if (c.kind === "min") out[c.inclusive ? "minimum" : "exclusiveMinimum"] = c.value;
+          else if (c.kind === "max") out[c.inclusive ? "maximum" : "exclusiveMaximum"] = c.value;
+        }
+        break;
+      }
+      case "ZodBigInt": out = { type: "integer" }; break;
+      case "ZodBoolean": out = { type: "boolean" }; break;
+      case "ZodNull": out = { type: "null" }; break;
+      case "ZodAny": case "ZodUnknown": out = {}; break;
+      case "ZodLiteral": out = { const: d.value }; break;
+      case "ZodEnum": out = { type: "string", enum: d.values.slice() }; break;
+      case "ZodNativeEnum": out = { enum: Object.values(d.values).filter((v) => typeof d.values[v] !== "number") }; break;
+      case "ZodArray": {
+        out = { type: "array", items: zod3(d.type) };
+        if (d.minLength) out.minItems = d.minLength.value;
+        if (d.maxLength) out.maxItems = d.maxLength.value;
+        break;
+      }
+      case "ZodTuple": out = { type: "array", prefixItems: d.items.map(zod3), minItems: d.items.length }; break;
+      case "ZodObject": {
+        const shape = typeof d.shape === "function" ? d.shape() : d.shape;
+        const properties = {};
+        const required = [];
+        for (const k of Object.keys(shape)) {
+          properties[k] = zod3(shape[k]);
+          if (!shape[k].isOptional()) required.push(k);
+        }
+        out = { type: "object", properties };
+        if (required.length) out.required = required;
+        if (d.unknownKeys === "strict") out.additionalProperties = false;
+        break;
+      }
+      case "ZodRecord": out = { type: "object", additionalProperties: zod3(d.valueType) }; break;
+      case "ZodUnion": case "ZodDiscriminatedUnion": out = { anyOf: [...d.options.values ? d.options.values() : d.options].map(zod3) }; break;
+      case "ZodIntersection": out = { allOf: [zod3(d.left), zod3(d.right)] }; break;
+      case "ZodOptional": out = zod3(d.innerType); break;
+      case "ZodNullable": out = { anyOf: [zod3(d.innerType), { type: "null" }] }; break;
+      case "ZodDefault": out = Object.assign(zod3(d.innerType), { default: d.defaultValue() }); break;
+      case "ZodCatch": case "ZodReadonly": case "ZodBranded": out = zod3(d.innerType || d.type); break;
+      case "ZodEffects": out = zod3(d.schema); break;
+      case "ZodPipeline": out = zod3(d.in); break;
+      case "ZodLazy": out = zod3(d.getter()); break;
+      default: out = {};
+    }
+    if (d.description && out.description === undefined) out.description = d.description;
+    return out;
+  }
+
+  function jsonSchema(schema) {
+    if (schema === undefined || schema === null) return { type: "object", properties: {} };
+    if (typeof schema !== "object") throw new TypeError("parameters must be a zod schema or a JSON Schema object");
+    const std = schema["~standard"];
+    if (std && std.jsonSchema && typeof std.jsonSchema.input === "function") {
+      return std.jsonSchema.input({ target: "draft-2020-12" });
+    }
+    if (typeof schema.toJSONSchema === "function") return schema.toJSONSchema();
+    if (isZod3(schema)) return Object.assign({ $schema: "https://json-schema.org/draft/2020-12/schema" }, zod3(schema));
+    if (std) throw new TypeError("parameters: this schema library (" + std.vendor + ") cannot describe itself as JSON Schema");
+    return schema;
+  }
+
+  // validate returns {value} or {issues: [{path, message}]}; a plain JSON
+  // Schema is validated by the host instead (native: false).
+  function validate(schema, value) {
+    const std = schema && schema["~standard"];
+    if (!std || typeof std.validate !== "function") return { native: false };
+    const done = (r) => r.issues
+      ? { issues: r.issues.map((i) => ({ path: (i.path || []).map((p) => (p && typeof p === "object" ? p.key : p)).join("."), message: i.message })) }
+      : { value: r.value };
+    const r = std.validate(value);
+    return r && typeof r.then === "function" ? r.then(done) : done(r);
+  }
+
+  return { jsonSchema, validate };
+})()

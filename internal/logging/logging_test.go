@@ -1,0 +1,27 @@
+package logging
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+func TestSecretsNeverReachTheLog(t *testing.T) {
+	var buf bytes.Buffer
+	secrets := append(EnvSecrets([]string{"OPENAI_API_KEY=sk-live-abcdef123456", "PATH=/usr/bin", "GITHUB_TOKEN=ghp_0123456789", "SHORT_KEY=abc"}),
+		ValueSecrets(map[string]any{"provider": map[string]any{"openai": map[string]any{"options": map[string]any{"apiKey": "cfg-secret-999999", "baseURL": "https://api"}}}})...)
+	log := New(&buf, slog.LevelDebug, secrets).With("token", "ghp_0123456789")
+	log.Info("calling with sk-live-abcdef123456", "header", "Bearer cfg-secret-999999", "err", errors.New("bad key sk-live-abcdef123456"),
+		slog.Group("g", "k", "ghp_0123456789"), "path", "/usr/bin", "short", "abc")
+	out := buf.String()
+	for _, s := range []string{"sk-live-abcdef123456", "ghp_0123456789", "cfg-secret-999999"} {
+		if strings.Contains(out, s) {
+			t.Errorf("secret %q reached the log: %s", s, out)
+		}
+	}
+	if !strings.Contains(out, "path=/usr/bin") || !strings.Contains(out, "short=abc") || strings.Count(out, Redacted) != 5 {
+		t.Errorf("redaction went wrong: %s", out)
+	}
+}

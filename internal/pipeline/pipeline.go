@@ -1,0 +1,130 @@
+// Package pipeline runs the four plugin hooks as pipelines (SPEC H1–H18)
+// and drives one tool call through them.
+//
+// # The contract of every hook (SPEC H2–H8)
+//
+//   - Order: plugins run in pipeline order (config-listed first, in array
+//     order, then auto-discovered files alphabetically; see jsplugin).
+//   - Threading: each plugin receives the value the previous one returned;
+//     the last value is what Podcode uses.
+//   - undefined means "no change": the value passes through untouched.
+//   - A returned value replaces the payload whole; returning a fragment
+//     drops the rest. A value that is not an object cannot be a payload:
+//     it is dropped like a throw.
+//   - A hook may be sync or async; an async hook is awaited before the next.
+//   - Isolation: a hook that throws is logged as "plugin: hook threw"; one
+//     that takes longer than 5 s is abandoned and logged as "exceeded 5000ms;
+//     dropping its contribution" (its promise settles on its own, its result
+//     ignored, and a synchronous spin is stopped by the runtime). Either way
+//     its contribution is discarded, the pipeline continues from the value it
+//     was given, later plugins still run, and the turn is never interrupted.
+//
+// Every run returns its steps (plugin, outcome, duration), for logs, the
+// event bus and the API.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/podcode/podcode/internal/bus"
+	"github.com/podcode/podcode/internal/jsplugin"
+	"github.com/podcode/podcode/internal/jsrt"
+	"github.com/podcode/podcode/internal/tool"
+)
+
+// DefaultHookTimeout is SPEC H8's limit on one plugin's hook.
+const DefaultHookTimeout = 5 * time.Second
+
+// Outcomes of one plugin's hook in a run.
+const (
+	Changed   = "changed"   // returned a new value
+	Unchanged = "unchanged" // returned undefined
+	Threw     = "threw"     // threw or rejected (H7)
+	TimedOut  = "timed_out" // exceeded the hook timeout (H8)
+	Invalid   = "invalid"   // returned something that cannot be the payload
+	Cancelled = "cancelled" // the caller's context ended (the turn was cancelled)
+)
+
+// Step is what one plugin's hook did in one run.
+type Step struct {
+	Plugin   string        `json:"plugin"`
+	Hook     string        `json:"hook"`
+	Outcome  string        `json:"outcome"`
+	Error    string        `json:"error,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// Runner runs hooks over a set of plugins.
+type Runner struct {
+	Plugins     *jsplugin.Set
+	Tools       *tool.Registry
+	Bus         *bus.Bus
+	Log         *slog.Logger
+	HookTimeout time.Duration // DefaultHookTimeout if zero
+}
+
+func (r *Runner) timeout() time.Duration {
+	if r.HookTimeout > 0 {
+		return r.HookTimeout
+	}
+	return DefaultHookTimeout
+}
+
+func (r *Runner) log() *slog.Logger {
+	if r.Log != nil {
+		return r.Log
+	}
+	return slog.Default()
+}
+
+// Run threads value through every plugin that implements hook. value is
+// JSON-shaped data and is never modified; the result is the last value
+// returned (or value itself when no plugin changed it).
+func (r *Runner) Run(ctx context.Context, hook string, value map[string]any) (map[string]any, []Step) {
+	if r.Plugins == nil {
+		return value, nil
+	}
+	var steps []Step
+	limit := r.timeout()
+	for _, p := range r.Plugins.With(hook) {
+		if ctx.Err() != nil {
+			break // the turn was cancelled: no more plugins
+		}
+		start := time.Now()
+		hctx, cancel := context.WithTimeout(ctx, limit)
+		out, err := p.Call(hctx, hook, value)
+		cancel()
+		st := Step{Plugin: p.ID, Hook: hook, Duration: time.Since(start)}
+		var spin *jsrt.SpinError
+		switch {
+		case err != nil && ctx.Err() != nil:
+			st.Outcome, st.Error = Cancelled, ctx.Err().Error()
+		case errors.Is(err, context.DeadlineExceeded), errors.As(err, &spin):
+			st.Outcome = TimedOut
+			r.log().Warn(fmt.Sprintf("plugin: hook exceeded %dms; dropping its contribution", limit.Milliseconds()),
+				"plugin", p.ID, "hook", hook)
+		case err != nil:
+			st.Outcome, st.Error = Threw, err.Error()
+			r.log().Warn("plugin: hook threw", "plugin", p.ID, "hook", hook, "error", err.Error())
+		case jsrt.IsUndefined(out):
+			st.Outcome = Unchanged
+		default:
+			m, ok := out.(map[string]any)
+			if !ok {
+				st.Outcome = Invalid
+				st.Error = fmt.Sprintf("returned %T, not an object", out)
+				r.log().Warn("plugin: hook returned something that is not an object; dropping its contribution",
+					"plugin", p.ID, "hook", hook, "got", fmt.Sprintf("%T", out))
+				break
+			}
+			st.Outcome = Changed
+			value = m
+		}
+		steps = append(steps, st)
+	}
+	return value, steps
+}

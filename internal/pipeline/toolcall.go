@@ -1,0 +1,108 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/podcode/podcode/internal/bus"
+	"github.com/podcode/podcode/internal/jsplugin"
+	"github.com/podcode/podcode/internal/jsrt"
+	"github.com/podcode/podcode/internal/tool"
+)
+
+// ToolReport says what happened in one tool call: the hooks' steps, in
+// order, and how long execute took.
+type ToolReport struct {
+	Tool    string        `json:"tool"`
+	Args    any           `json:"args"` // what execute received
+	Steps   []Step        `json:"steps"`
+	Execute time.Duration `json:"execute_ns"`
+}
+
+// CallTool runs one tool call the way a turn does, whoever wrote the tool:
+//
+//  1. the arguments are validated against the tool's schema;
+//  2. tool.execute.before runs (SPEC H16) with {toolID, args, ctx}; the args
+//     it returns are what execute receives, validated again if they changed;
+//  3. execute runs;
+//  4. tool.execute.after runs (SPEC H17) with the same plus result {title,
+//     output, metadata}; a result it returns replaces the one the model sees.
+//     When execute fails there is no result and the hook does not run.
+//
+// The bus hears tool.call.started before step 2 and tool.call.finished at
+// the end.
+func (r *Runner) CallTool(ctx context.Context, call tool.Call, id string, args map[string]any) (tool.Result, ToolReport, error) {
+	rep := ToolReport{Tool: id, Args: args}
+	def, ok := r.Tools.Get(id)
+	if !ok {
+		return tool.Result{}, rep, fmt.Errorf("unknown tool %q", id)
+	}
+	args, err := def.Check(ctx, args)
+	if err != nil {
+		return tool.Result{}, rep, err
+	}
+	callData := map[string]any{"sessionID": call.SessionID, "messageID": call.MessageID, "callID": call.CallID,
+		"agent": call.Agent, "cwd": call.Cwd}
+	r.publish(bus.ToolCallStarted, map[string]any{"callID": call.CallID, "sessionID": call.SessionID, "tool": id, "args": args})
+	start := time.Now()
+	res, err := r.callTool(ctx, &rep, def, call, callData, args)
+	fin := map[string]any{"callID": call.CallID, "sessionID": call.SessionID, "tool": id,
+		"elapsedMs": float64(time.Since(start).Milliseconds())}
+	if err != nil {
+		fin["error"] = err.Error()
+	} else {
+		fin["title"] = res.Title
+	}
+	r.publish(bus.ToolCallFinished, fin)
+	return res, rep, err
+}
+
+func (r *Runner) callTool(ctx context.Context, rep *ToolReport, def *tool.Def, call tool.Call, callData, args map[string]any) (tool.Result, error) {
+	in := map[string]any{"toolID": def.ID, "args": args, "ctx": callData}
+	out, steps := r.Run(ctx, jsplugin.HookToolBefore, in)
+	rep.Steps = append(rep.Steps, steps...)
+	if !jsrt.Same(out["args"], args) {
+		rewritten, ok := out["args"].(map[string]any)
+		if !ok {
+			return tool.Result{}, fmt.Errorf("tool.execute.before left %s without arguments (args is %s)", def.ID, jsrt.Describe(out["args"]))
+		}
+		checked, err := def.Check(ctx, rewritten)
+		if err != nil {
+			return tool.Result{}, fmt.Errorf("arguments rewritten by tool.execute.before: %w", err)
+		}
+		args = checked
+	}
+	rep.Args = args
+	start := time.Now()
+	res, err := def.Execute(ctx, call, args)
+	rep.Execute = time.Since(start)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	resData := map[string]any{"title": res.Title, "output": res.Output}
+	if res.Metadata != nil {
+		resData["metadata"] = res.Metadata
+	}
+	after := map[string]any{"toolID": def.ID, "args": args, "ctx": callData, "result": resData}
+	out, steps = r.Run(ctx, jsplugin.HookToolAfter, after)
+	rep.Steps = append(rep.Steps, steps...)
+	if jsrt.Same(out["result"], resData) {
+		return res, nil
+	}
+	final, err := jsplugin.ResultFromData(def.ID, out["result"])
+	if err != nil {
+		// A broken result from the hook is not a tool error (SPEC H18):
+		// the model gets the unmodified result.
+		r.log().Warn("plugin: tool.execute.after returned an unusable result; the model gets the original",
+			"tool", def.ID, "error", err.Error())
+		return res, nil
+	}
+	return final, nil
+}
+
+func (r *Runner) publish(typ string, props map[string]any) {
+	if r.Bus != nil {
+		r.Bus.Publish(typ, props)
+	}
+}
