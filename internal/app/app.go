@@ -49,11 +49,19 @@ type Options struct {
 	HookTimeout time.Duration
 	JobLimit    time.Duration
 	BootTimeout time.Duration
+	UserDir     string // the user's Podcode folder; "" for $XDG_CONFIG_HOME/podcode
 }
 
 // Boot starts Podcode in cwd.
 func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
-	cfg, err := config.Load(cwd)
+	userDir := o.UserDir
+	if userDir == "" {
+		var err error
+		if userDir, err = config.UserDir(); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := config.LoadFrom(cwd, userDir)
 	if err != nil {
 		return nil, err
 	}

@@ -52,6 +52,9 @@ type Config struct {
 
 	// Files are the configuration files that were read, in layer order.
 	Files []string
+	// UserDir is the user's Podcode folder the config was read from; its
+	// plugins folder is auto-discovered too.
+	UserDir string
 	// Warnings are problems that did not stop loading (an unknown key), each
 	// naming its file and position.
 	Warnings []string
@@ -151,7 +154,12 @@ func Load(cwd string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := &Config{}
+	return LoadFrom(cwd, userDir)
+}
+
+// LoadFrom is Load with the user's Podcode folder given.
+func LoadFrom(cwd, userDir string) (*Config, error) {
+	cfg := &Config{UserDir: userDir}
 	for _, layer := range []struct {
 		path    string
 		project bool

@@ -41,9 +41,12 @@ func sources(cwd string, cfg *config.Config) ([]source, error) {
 		out = append(out, source{spec: ref.Spec, from: FromConfig, dir: ref.Dir,
 			where: fmt.Sprintf("%s:%d", ref.File, ref.Line), project: ref.Project})
 	}
-	userDir, err := config.UserDir()
-	if err != nil {
-		return nil, err
+	userDir := cfg.UserDir
+	if userDir == "" {
+		var err error
+		if userDir, err = config.UserDir(); err != nil {
+			return nil, err
+		}
 	}
 	for _, d := range []struct {
 		dir     string

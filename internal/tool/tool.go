@@ -105,8 +105,9 @@ func NewRegistry(logger *slog.Logger) *Registry {
 }
 
 // Add merges d by id: a later tool replaces an earlier one with the same id,
-// except that a protected built-in is never replaced by a plugin; that
-// attempt is refused, logged, and returned as an error.
+// except that a protected id belongs to the built-ins: a plugin tool with
+// such an id is refused, logged, and returned as an error, whether or not
+// the built-in exists yet (the browser_* family is reserved as a whole).
 func (r *Registry) Add(d *Def) error {
 	if d.ID == "" || d.Execute == nil {
 		return fmt.Errorf("tool: a tool needs an id and an execute (source %s)", d.Source)
@@ -114,7 +115,7 @@ func (r *Registry) Add(d *Def) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	old, exists := r.tools[d.ID]
-	if exists && old.Source == Builtin && d.Source != Builtin && IsProtected(d.ID) {
+	if d.Source != Builtin && IsProtected(d.ID) {
 		err := fmt.Errorf("tool: plugin %s may not replace the protected built-in tool %q", d.Source, d.ID)
 		r.log.Warn("plugin: refused to override a protected tool", "plugin", d.Source, "tool", d.ID)
 		return err

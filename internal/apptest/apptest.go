@@ -1,0 +1,194 @@
+// Package apptest boots Podcode in a throw-away project for tests: a temp
+// directory with a podcode.json, an empty user config folder, and a logger
+// that keeps every line for assertions.
+package apptest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/podcode/podcode/internal/app"
+)
+
+// Project describes the project to boot.
+type Project struct {
+	Plugins      []string       // plugin specifiers for podcode.json (absolute paths are simplest)
+	PluginConfig map[string]any // plugin_config
+	Config       map[string]any // more podcode.json keys
+	Files        map[string]string
+	HookTimeout  time.Duration // 0: the real default (5 s)
+	JobLimit     time.Duration
+	BootTimeout  time.Duration
+	UserDir      string // the user's Podcode folder; "" for an empty one
+}
+
+// Logs keeps log records.
+type Logs struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+// Lines renders each record as "LEVEL msg k=v ...".
+func (l *Logs) Lines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.lines...)
+}
+
+// Find returns the first line containing every part.
+func (l *Logs) Find(parts ...string) (string, bool) {
+next:
+	for _, line := range l.Lines() {
+		for _, p := range parts {
+			if !strings.Contains(line, p) {
+				continue next
+			}
+		}
+		return line, true
+	}
+	return "", false
+}
+
+// Count counts the lines containing every part.
+func (l *Logs) Count(parts ...string) int {
+	n := 0
+next:
+	for _, line := range l.Lines() {
+		for _, p := range parts {
+			if !strings.Contains(line, p) {
+				continue next
+			}
+		}
+		n++
+	}
+	return n
+}
+
+// Require fails t unless a line contains every part.
+func (l *Logs) Require(t testing.TB, parts ...string) string {
+	t.Helper()
+	line, ok := l.Find(parts...)
+	if !ok {
+		t.Fatalf("no log line contains %q; logs:\n%s", parts, strings.Join(l.Lines(), "\n"))
+	}
+	return line
+}
+
+type handler struct {
+	l     *Logs
+	attrs []slog.Attr
+}
+
+func (h *handler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *handler) WithAttrs(a []slog.Attr) slog.Handler {
+	return &handler{l: h.l, attrs: append(append([]slog.Attr(nil), h.attrs...), a...)}
+}
+func (h *handler) WithGroup(string) slog.Handler { return h }
+func (h *handler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString(r.Level.String() + " " + r.Message)
+	for _, a := range h.attrs {
+		fmt.Fprintf(&b, " %s=%s", a.Key, a.Value)
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%s", a.Key, a.Value)
+		return true
+	})
+	h.l.mu.Lock()
+	h.l.lines = append(h.l.lines, b.String())
+	h.l.mu.Unlock()
+	return nil
+}
+
+// Logger returns a logger that keeps its lines in l.
+func (l *Logs) Logger() *slog.Logger { return slog.New(&handler{l: l}) }
+
+// Dir writes the project and returns its directory.
+func Dir(t testing.TB, p Project) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := map[string]any{}
+	for k, v := range p.Config {
+		cfg[k] = v
+	}
+	if len(p.Plugins) > 0 {
+		cfg["plugin"] = p.Plugins
+	}
+	if p.PluginConfig != nil {
+		cfg["plugin_config"] = p.PluginConfig
+	}
+	data, _ := json.MarshalIndent(cfg, "", "  ")
+	files := map[string]string{"podcode.json": string(data)}
+	for name, content := range p.Files {
+		files[name] = content
+	}
+	for name, content := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// Boot writes the project and boots Podcode in it, as the server would.
+func Boot(t testing.TB, p Project) (*app.App, *Logs) {
+	t.Helper()
+	return BootDir(t, Dir(t, p), p)
+}
+
+// BootDir boots Podcode in an existing project directory.
+func BootDir(t testing.TB, dir string, p Project) (*app.App, *Logs) {
+	t.Helper()
+	logs := &Logs{}
+	if p.UserDir == "" {
+		p.UserDir = t.TempDir() // nothing from the real user's config
+	}
+	a, err := app.Boot(context.Background(), dir, app.Options{Logger: logs.Logger(), BundleCache: "-",
+		HookTimeout: p.HookTimeout, JobLimit: p.JobLimit, BootTimeout: p.BootTimeout, UserDir: p.UserDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	return a, logs
+}
+
+// Fixture returns the absolute path of a file under the calling package's
+// testdata folder.
+func Fixture(t testing.TB, rel string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("testdata", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// RequireNodeModules fails t, saying what to run, when dir lacks the npm
+// packages its fixtures import.
+func RequireNodeModules(t testing.TB, dir string, packages ...string) {
+	t.Helper()
+	for _, pkg := range packages {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil {
+			abs, _ := filepath.Abs(dir)
+			t.Fatalf("npm package %s is not installed: run `npm ci` in %s (.ci/run does)", pkg, abs)
+		}
+	}
+}

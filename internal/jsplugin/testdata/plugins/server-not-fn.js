@@ -1,0 +1,1 @@
+export default { id: "server-not-fn", server: "nope" }

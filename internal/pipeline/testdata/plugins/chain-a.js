@@ -1,0 +1,3 @@
+// Appends "a" to the trail of every hook payload (SPEC H2 H3).
+const add = (input) => ({ ...input, trail: [...(input.trail || []), "a"] })
+export default { id: "chain-a", server: () => ({ "tool.execute.before": add, "tool.execute.after": add, "chat.params": add }) }

@@ -1,0 +1,2 @@
+// SPEC H5: returning a fragment replaces the payload whole.
+export default { id: "fragment", server: () => ({ "chat.params": () => ({ temperature: 0.5 }) }) }
