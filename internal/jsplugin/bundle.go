@@ -43,14 +43,21 @@ type input struct {
 type Bundler struct {
 	dir string // the disk cache; "" for none
 
-	mu    sync.Mutex
-	files map[string]string // path → content hash, once per Bundler (one boot)
+	mu      sync.Mutex
+	files   map[string]string       // path → content hash, once per Bundler (one boot)
+	bundles map[string]*bundleEntry // key → bundle, once per Bundler: plugins share package bundles
+}
+
+type bundleEntry struct {
+	once sync.Once
+	b    *bundle
+	err  error
 }
 
 // NewBundler returns a Bundler that caches in dir ("" disables the disk
 // cache).
 func NewBundler(dir string) *Bundler {
-	return &Bundler{dir: dir, files: map[string]string{}}
+	return &Bundler{dir: dir, files: map[string]string{}, bundles: map[string]*bundleEntry{}}
 }
 
 // DefaultCacheDir is the user's cache folder for Podcode's bundles.
@@ -87,7 +94,22 @@ func strconvQuote(s string) string {
 	return string(b)
 }
 
+// build returns the bundle for key, building (or reading from the disk
+// cache) at most once per Bundler; concurrent callers of one key wait for
+// the first.
 func (b *Bundler) build(key string, opts api.BuildOptions) (*bundle, error) {
+	b.mu.Lock()
+	e := b.bundles[key]
+	if e == nil {
+		e = &bundleEntry{}
+		b.bundles[key] = e
+	}
+	b.mu.Unlock()
+	e.once.Do(func() { e.b, e.err = b.buildOnce(key, opts) })
+	return e.b, e.err
+}
+
+func (b *Bundler) buildOnce(key string, opts api.BuildOptions) (*bundle, error) {
 	sum := sha256.Sum256([]byte(bundleFormat + "\x00" + key))
 	cacheFile := ""
 	if b.dir != "" {

@@ -54,18 +54,12 @@ type Set struct {
 	Plugins  []*Plugin
 	Warnings []string // every problem met while loading, each naming its plugin
 	programs *programs
+	byHook   map[string][]*Plugin
 }
 
-// With returns the plugins that implement hook, in pipeline order.
-func (s *Set) With(hook string) []*Plugin {
-	var out []*Plugin
-	for _, p := range s.Plugins {
-		if p.Implements(hook) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
+// With returns the plugins that implement hook, in pipeline order. The
+// slice is shared: do not modify it.
+func (s *Set) With(hook string) []*Plugin { return s.byHook[hook] }
 
 // Close stops every plugin's runtime.
 func (s *Set) Close() {
@@ -172,6 +166,12 @@ func Load(ctx context.Context, o Options) (*Set, error) {
 			"hooks": anySlice(p.Hooks), "tools": anySlice(tools)})
 	}
 	set.Warnings = l.warnings
+	set.byHook = map[string][]*Plugin{}
+	for _, p := range set.Plugins {
+		for _, h := range p.Hooks {
+			set.byHook[h] = append(set.byHook[h], p)
+		}
+	}
 	return set, nil
 }
 

@@ -87,9 +87,10 @@ func (p *Plugin) Implements(hook string) bool { return slices.Contains(p.Hooks, 
 
 // Call runs the plugin's hook on input (Go data) and returns what the hook
 // returned, as data: jsrt.Undefined when it returned undefined (no change).
-// ctx bounds the wait; a call whose ctx ends is abandoned (SPEC H8).
-func (p *Plugin) Call(ctx context.Context, hook string, input any) (any, error) {
-	return p.rt.Call(ctx, func(vm *goja.Runtime) (goja.Value, error) {
+// The wait ends with ctx, or after within (when positive) with an error
+// matching context.DeadlineExceeded; the call is then abandoned (SPEC H8).
+func (p *Plugin) Call(ctx context.Context, hook string, input any, within time.Duration) (any, error) {
+	return p.rt.CallWithin(ctx, within, func(vm *goja.Runtime) (goja.Value, error) {
 		fn := p.fns[hook]
 		if fn == nil {
 			return nil, fmt.Errorf("plugin %s does not implement %s", p.ID, hook)

@@ -77,10 +77,12 @@ type Runtime struct {
 	once   sync.Once
 	exited chan struct{}
 
-	wmu     sync.Mutex // guards running and spun against the watchdog
+	wmu     sync.Mutex // guards running, began and spun against the watchdog
 	running uint64     // the job on the loop, 0 between jobs
+	began   time.Time  // when the running job began
 	spun    bool       // the watchdog interrupted the running job
 	seq     uint64
+	dog     *time.Timer // re-armed for every job; see watch
 
 	// Loop goroutine only.
 	rejected  []*goja.Promise
@@ -110,6 +112,8 @@ func New(opts Options) (*Runtime, error) {
 		timers: map[int64]*jsTimer{},
 	}
 	r.logp.Store(opts.Logger.With("plugin", opts.Name))
+	r.dog = time.AfterFunc(time.Hour, r.watch)
+	r.dog.Stop()
 	vm.SetPromiseRejectionTracker(func(p *goja.Promise, op goja.PromiseRejectionOperation) {
 		if op == goja.PromiseRejectionReject {
 			r.rejected = append(r.rejected, p)
@@ -198,10 +202,10 @@ func (r *Runtime) loop() {
 func (r *Runtime) runJob(fn func()) {
 	r.wmu.Lock()
 	r.seq++
-	id := r.seq
-	r.running = id
+	r.running = r.seq
+	r.began = time.Now()
 	r.wmu.Unlock()
-	dog := time.AfterFunc(r.opts.JobLimit, func() { r.interrupt(id) })
+	r.dog.Reset(r.opts.JobLimit)
 
 	func() {
 		defer func() {
@@ -212,7 +216,7 @@ func (r *Runtime) runJob(fn func()) {
 		fn()
 	}()
 
-	dog.Stop()
+	r.dog.Stop()
 	r.wmu.Lock()
 	r.running = 0
 	spun := r.spun
@@ -226,12 +230,14 @@ func (r *Runtime) runJob(fn func()) {
 	r.reportRejections()
 }
 
-// interrupt stops job id if it is still the one running. Holding wmu while
-// interrupting is what keeps a late watchdog from hitting the next job.
-func (r *Runtime) interrupt(id uint64) {
+// watch is the watchdog: it stops the running job if that job has run for
+// the job limit. One timer serves every job, so a firing can be late for a
+// job that already ended; the check of when the running job began (under
+// wmu, which runJob also holds to end a job) keeps it from hitting the next.
+func (r *Runtime) watch() {
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
-	if r.running == id {
+	if r.running != 0 && time.Since(r.began) >= r.opts.JobLimit {
 		r.spun = true
 		r.vm.Interrupt(&SpinError{Limit: r.opts.JobLimit})
 	}
@@ -305,12 +311,26 @@ func (r *Runtime) Do(ctx context.Context, fn func(vm *goja.Runtime) error) error
 
 var typePromise = reflect.TypeFor[*goja.Promise]()
 
+// ErrTimeout is returned by CallWithin for a call that did not settle in
+// time; it matches context.DeadlineExceeded with errors.Is.
+var ErrTimeout = fmt.Errorf("jsrt: the call did not settle in time: %w", context.DeadlineExceeded)
+
 // Call runs start on the loop. When start returns a promise, Call waits for
 // it to settle; finish (on the loop) turns the settled value into the
 // result, by default Export. Call returns when that is done, when ctx ends
 // (the call is abandoned and its result ignored), or when the runtime
 // closes.
 func (r *Runtime) Call(ctx context.Context, start func(vm *goja.Runtime) (goja.Value, error), finish func(vm *goja.Runtime, v goja.Value) (any, error)) (any, error) {
+	return r.CallWithin(ctx, 0, start, finish)
+}
+
+// timers are reused by CallWithin: a hook call is too frequent for a
+// context.WithTimeout (four allocations and a timer) each time.
+var timers sync.Pool
+
+// CallWithin is Call that also gives up after d (when d > 0) with
+// ErrTimeout, abandoning the call like an ended ctx.
+func (r *Runtime) CallWithin(ctx context.Context, d time.Duration, start func(vm *goja.Runtime) (goja.Value, error), finish func(vm *goja.Runtime, v goja.Value) (any, error)) (any, error) {
 	if finish == nil {
 		finish = Export
 	}
@@ -330,11 +350,27 @@ func (r *Runtime) Call(ctx context.Context, start func(vm *goja.Runtime) (goja.V
 	if !ok {
 		return nil, ErrClosed
 	}
+	var expired <-chan time.Time
+	if d > 0 {
+		t, _ := timers.Get().(*time.Timer)
+		if t == nil {
+			t = time.NewTimer(d)
+		} else {
+			t.Reset(d)
+		}
+		defer func() {
+			t.Stop() // since Go 1.23 no stale tick can be received after Stop
+			timers.Put(t)
+		}()
+		expired = t.C
+	}
 	select {
 	case <-c.done:
 		return c.val, c.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-expired:
+		return nil, ErrTimeout
 	case <-r.exited:
 		return nil, ErrClosed
 	}

@@ -147,14 +147,25 @@ func TestAbandonedCall(t *testing.T) {
 	}
 }
 
-// Calls into one plugin interleave at await points: a slow hook does not
-// hold up a quick one. Run with -race.
+// Calls into one plugin interleave at await points: a hook that awaits does
+// not hold up the others. Run with -race.
 func TestConcurrentCallsInterleave(t *testing.T) {
-	r, _ := newRT(t, plugin)
+	r, _ := newRT(t, plugin+`
+		let release;
+		async function parked() { await new Promise((r) => { release = r; }); return "released"; }
+		function isParked() { return typeof release === "function"; }
+		function unpark() { release(); }`)
 	ctx := context.Background()
-	slowDone := make(chan error, 1)
-	go func() { _, err := callGlobal(r, ctx, "slow", 150); slowDone <- err }()
-	time.Sleep(10 * time.Millisecond)
+	parked := make(chan any, 1)
+	go func() { v, _ := callGlobal(r, ctx, "parked"); parked <- v }()
+	for {
+		if v, _ := callGlobal(r, ctx, "isParked"); v == true {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// While one call is parked on an await, many others run to completion:
+	// if they queued behind it, they would never finish.
 	var wg sync.WaitGroup
 	for i := 0; i < 16; i++ {
 		wg.Add(1)
@@ -170,12 +181,15 @@ func TestConcurrentCallsInterleave(t *testing.T) {
 	}
 	wg.Wait()
 	select {
-	case err := <-slowDone:
-		t.Fatalf("the slow call finished first (%v): quick calls waited for it", err)
+	case v := <-parked:
+		t.Fatalf("the parked call returned %v before it was released", v)
 	default:
 	}
-	if err := <-slowDone; err != nil {
+	if _, err := callGlobal(r, ctx, "unpark"); err != nil {
 		t.Fatal(err)
+	}
+	if v := <-parked; v != "released" {
+		t.Errorf("parked call = %v", v)
 	}
 	if v, _ := callGlobal(r, ctx, "inc"); v != float64(1601) {
 		t.Errorf("counter = %v, want 1601", v)

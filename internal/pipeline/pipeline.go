@@ -95,9 +95,7 @@ func (r *Runner) Run(ctx context.Context, hook string, value map[string]any) (ma
 			break // the turn was cancelled: no more plugins
 		}
 		start := time.Now()
-		hctx, cancel := context.WithTimeout(ctx, limit)
-		out, err := p.Call(hctx, hook, value)
-		cancel()
+		out, err := p.Call(ctx, hook, value, limit)
 		st := Step{Plugin: p.ID, Hook: hook, Duration: time.Since(start)}
 		var spin *jsrt.SpinError
 		switch {

@@ -28,7 +28,10 @@ type ToolReport struct {
 //  3. execute runs;
 //  4. tool.execute.after runs (SPEC H17) with the same plus result {title,
 //     output, metadata}; a result it returns replaces the one the model sees.
-//     When execute fails there is no result and the hook does not run.
+//     When execute fails, the hook still runs, with the error text as
+//     result.output and metadata.error true, and the call fails with the
+//     output it returns (a *ToolError): a redactor sees every path to the
+//     model.
 //
 // The bus hears tool.call.started before step 2 and tool.call.finished at
 // the end.
@@ -75,10 +78,13 @@ func (r *Runner) callTool(ctx context.Context, rep *ToolReport, def *tool.Def, c
 	}
 	rep.Args = args
 	start := time.Now()
-	res, err := def.Execute(ctx, call, args)
+	res, execErr := def.Execute(ctx, call, args)
 	rep.Execute = time.Since(start)
-	if err != nil {
-		return tool.Result{}, err
+	if execErr != nil {
+		// The error text reaches the model too (a command's output so far,
+		// a file's content in a message): it goes through the after hook
+		// like a result, so a redactor sees every path.
+		res = tool.Result{Title: def.ID, Output: execErr.Error(), Metadata: map[string]any{"error": true}}
 	}
 	resData := map[string]any{"title": res.Title, "output": res.Output}
 	if res.Metadata != nil {
@@ -87,19 +93,34 @@ func (r *Runner) callTool(ctx context.Context, rep *ToolReport, def *tool.Def, c
 	after := map[string]any{"toolID": def.ID, "args": args, "ctx": callData, "result": resData}
 	out, steps = r.Run(ctx, jsplugin.HookToolAfter, after)
 	rep.Steps = append(rep.Steps, steps...)
-	if jsrt.Same(out["result"], resData) {
-		return res, nil
+	final := res
+	if !jsrt.Same(out["result"], resData) {
+		changed, err := jsplugin.ResultFromData(def.ID, out["result"])
+		if err != nil {
+			// A broken result from the hook is not a tool error (SPEC H18):
+			// the model gets the unmodified result.
+			r.log().Warn("plugin: tool.execute.after returned an unusable result; the model gets the original",
+				"tool", def.ID, "error", err.Error())
+		} else {
+			final = changed
+		}
 	}
-	final, err := jsplugin.ResultFromData(def.ID, out["result"])
-	if err != nil {
-		// A broken result from the hook is not a tool error (SPEC H18):
-		// the model gets the unmodified result.
-		r.log().Warn("plugin: tool.execute.after returned an unusable result; the model gets the original",
-			"tool", def.ID, "error", err.Error())
-		return res, nil
+	if execErr != nil {
+		return tool.Result{}, &ToolError{Message: final.Output, Err: execErr}
 	}
 	return final, nil
 }
+
+// ToolError is a failed tool call. Message is what the model reads: the
+// error text after tool.execute.after, which may have redacted it; Err is
+// the original error, for the host's logs and errors.Is.
+type ToolError struct {
+	Message string
+	Err     error
+}
+
+func (e *ToolError) Error() string { return e.Message }
+func (e *ToolError) Unwrap() error { return e.Err }
 
 func (r *Runner) publish(typ string, props map[string]any) {
 	if r.Bus != nil {
