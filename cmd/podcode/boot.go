@@ -11,13 +11,19 @@ import (
 	"github.com/podcode/podcode/internal/app"
 )
 
-// boot starts Podcode in the current directory exactly as the server does.
-func boot(cmd *cobra.Command) (*app.App, error) {
+// booted boots Podcode in the current directory exactly as the server
+// does, runs fn, and stops the plugins.
+func booted(cmd *cobra.Command, fn func(a *app.App) error) error {
 	cwd, err := os.Getwd()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return app.Boot(cmdContext(cmd), cwd, app.Options{})
+	a, err := app.Boot(cmdContext(cmd), cwd, app.Options{})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	return fn(a)
 }
 
 func cmdContext(cmd *cobra.Command) context.Context {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/podcode/podcode/internal/app"
+
 	"github.com/podcode/podcode/internal/jsplugin"
 	"github.com/podcode/podcode/internal/jsrt"
 	"github.com/podcode/podcode/internal/pipeline"
@@ -49,36 +51,33 @@ request parameters that would go to the provider.`,
 					return fmt.Errorf("input: not a JSON object: %w", err)
 				}
 			}
-			a, err := boot(cmd)
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			ctx := cmdContext(cmd)
-			switch hook {
-			case jsplugin.HookTool:
-				return printJSON(cmd.OutOrStdout(), toolInfos(a.Tools))
-			case jsplugin.HookChatParams:
-				model, err := a.Model()
-				if name, ok := payload["model"].(string); ok {
-					model, err = a.Models.Lookup(name)
-				}
-				if err != nil {
-					return err
-				}
-				in := pipeline.ChatInput{Model: model, Specified: map[string]any{}}
-				in.SessionID, _ = payload["sessionID"].(string)
-				in.Agent, _ = payload["agent"].(string)
-				for _, k := range pipeline.Tunables {
-					if v, ok := payload[k]; ok {
-						in.Specified[k] = v
+			return booted(cmd, func(a *app.App) error {
+				ctx := cmdContext(cmd)
+				switch hook {
+				case jsplugin.HookTool:
+					return printJSON(cmd.OutOrStdout(), toolInfos(a.Tools))
+				case jsplugin.HookChatParams:
+					model, err := a.Model()
+					if name, ok := payload["model"].(string); ok {
+						model, err = a.Models.Lookup(name)
 					}
+					if err != nil {
+						return err
+					}
+					in := pipeline.ChatInput{Model: model, Specified: map[string]any{}}
+					in.SessionID, _ = payload["sessionID"].(string)
+					in.Agent, _ = payload["agent"].(string)
+					for _, k := range pipeline.Tunables {
+						if v, ok := payload[k]; ok {
+							in.Specified[k] = v
+						}
+					}
+					req, _ := a.Runner.ChatParams(ctx, in)
+					return printJSON(cmd.OutOrStdout(), req)
 				}
-				req, _ := a.Runner.ChatParams(ctx, in)
-				return printJSON(cmd.OutOrStdout(), req)
-			}
-			out, _ := a.Runner.Run(ctx, hook, payload)
-			return printJSON(cmd.OutOrStdout(), jsrt.StripUndefined(out))
+				out, _ := a.Runner.Run(ctx, hook, payload)
+				return printJSON(cmd.OutOrStdout(), jsrt.StripUndefined(out))
+			})
 		},
 	}
 	cmd.Flags().StringVar(&input, "input", "", "the payload, a JSON object")

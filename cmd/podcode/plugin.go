@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/podcode/podcode/internal/app"
+
 	"github.com/podcode/podcode/internal/jsplugin"
 )
 
@@ -37,41 +39,38 @@ func newPluginListCmd() *cobra.Command {
 		Short: "List the loaded plugins in pipeline order, with the load warnings",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := boot(cmd)
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			out := struct {
-				Plugins  []pluginInfo `json:"plugins"`
-				Warnings []string     `json:"warnings"`
-			}{Plugins: []pluginInfo{}, Warnings: a.Plugins.Warnings}
-			if out.Warnings == nil {
-				out.Warnings = []string{}
-			}
-			for _, p := range a.Plugins.Plugins {
-				info := pluginInfo{ID: p.ID, Source: p.Source, Spec: p.Spec, Path: p.Path, Hooks: p.Hooks, Tools: []string{}, BootMs: p.Boot.Milliseconds()}
-				if info.Hooks == nil {
-					info.Hooks = []string{}
+			return booted(cmd, func(a *app.App) error {
+				out := struct {
+					Plugins  []pluginInfo `json:"plugins"`
+					Warnings []string     `json:"warnings"`
+				}{Plugins: []pluginInfo{}, Warnings: a.Plugins.Warnings}
+				if out.Warnings == nil {
+					out.Warnings = []string{}
 				}
-				for _, t := range p.Tools {
-					info.Tools = append(info.Tools, t.ID)
+				for _, p := range a.Plugins.Plugins {
+					info := pluginInfo{ID: p.ID, Source: p.Source, Spec: p.Spec, Path: p.Path, Hooks: p.Hooks, Tools: []string{}, BootMs: p.Boot.Milliseconds()}
+					if info.Hooks == nil {
+						info.Hooks = []string{}
+					}
+					for _, t := range p.Tools {
+						info.Tools = append(info.Tools, t.ID)
+					}
+					out.Plugins = append(out.Plugins, info)
 				}
-				out.Plugins = append(out.Plugins, info)
-			}
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), out)
-			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tSOURCE\tHOOKS\tTOOLS\tPATH")
-			for _, p := range out.Plugins {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.ID, p.Source, orDash(p.Hooks), orDash(p.Tools), p.Path)
-			}
-			tw.Flush()
-			for _, w := range out.Warnings {
-				fmt.Fprintln(cmd.OutOrStdout(), "warning:", w)
-			}
-			return nil
+				if asJSON {
+					return printJSON(cmd.OutOrStdout(), out)
+				}
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tSOURCE\tHOOKS\tTOOLS\tPATH")
+				for _, p := range out.Plugins {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.ID, p.Source, orDash(p.Hooks), orDash(p.Tools), p.Path)
+				}
+				tw.Flush()
+				for _, w := range out.Warnings {
+					fmt.Fprintln(cmd.OutOrStdout(), "warning:", w)
+				}
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/podcode/podcode/internal/app"
+
 	"github.com/podcode/podcode/internal/tool"
 )
 
@@ -45,21 +47,18 @@ func newToolListCmd() *cobra.Command {
 		Short: "List the merged tool registry: built-ins and plugin tools",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := boot(cmd)
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			infos := toolInfos(a.Tools)
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), infos)
-			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tSOURCE\tDESCRIPTION")
-			for _, t := range infos {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", t.ID, t.Source, t.Description)
-			}
-			return tw.Flush()
+			return booted(cmd, func(a *app.App) error {
+				infos := toolInfos(a.Tools)
+				if asJSON {
+					return printJSON(cmd.OutOrStdout(), infos)
+				}
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tSOURCE\tDESCRIPTION")
+				for _, t := range infos {
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", t.ID, t.Source, t.Description)
+				}
+				return tw.Flush()
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -77,18 +76,15 @@ func newToolRunCmd() *cobra.Command {
 			if err := json.Unmarshal([]byte(argsJSON), &toolArgs); err != nil {
 				return fmt.Errorf("--args: not a JSON object: %w", err)
 			}
-			a, err := boot(cmd)
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			cwd, _ := os.Getwd()
-			call := tool.Call{SessionID: "cli", MessageID: "cli", CallID: "call_" + randomID(), Agent: "cli", Cwd: cwd}
-			res, _, err := a.Runner.CallTool(cmdContext(cmd), call, args[0], toolArgs)
-			if err != nil {
-				return err
-			}
-			return printJSON(cmd.OutOrStdout(), res)
+			return booted(cmd, func(a *app.App) error {
+				cwd, _ := os.Getwd()
+				call := tool.Call{SessionID: "cli", MessageID: "cli", CallID: "call_" + randomID(), Agent: "cli", Cwd: cwd}
+				res, _, err := a.Runner.CallTool(cmdContext(cmd), call, args[0], toolArgs)
+				if err != nil {
+					return err
+				}
+				return printJSON(cmd.OutOrStdout(), res)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&argsJSON, "args", "{}", "the tool's arguments, a JSON object")

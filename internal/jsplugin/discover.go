@@ -162,21 +162,31 @@ func packageEntry(pkgDir string, data []byte, sub string) (string, error) {
 	}
 	if len(pkg.Exports) > 0 {
 		if target := exportTarget(pkg.Exports, key); target != "" {
-			return existingFile(filepath.Join(pkgDir, target))
+			return inPackage(pkgDir, target)
 		}
 		if sub != "" {
 			return "", fmt.Errorf("%s does not export %q", pkgDir, sub)
 		}
 	}
 	if sub != "" {
-		return existingFile(filepath.Join(pkgDir, sub))
+		return inPackage(pkgDir, sub)
 	}
 	for _, m := range []string{pkg.Module, pkg.Main} {
 		if m != "" {
-			return existingFile(filepath.Join(pkgDir, m))
+			return inPackage(pkgDir, m)
 		}
 	}
 	return existingFile(pkgDir)
+}
+
+// inPackage resolves target inside pkgDir; like Node, it refuses a target
+// that leads out of the package.
+func inPackage(pkgDir, target string) (string, error) {
+	p := filepath.Join(pkgDir, target)
+	if rel, err := filepath.Rel(pkgDir, p); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s: entry %q is outside the package", pkgDir, target)
+	}
+	return existingFile(p)
 }
 
 // exportTarget reads package.json "exports" for key, preferring the import
