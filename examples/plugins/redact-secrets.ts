@@ -9,7 +9,8 @@
 //
 // Only result.output is scrubbed: it is what the model reads. The title (for
 // bash, the command) was written by the model, so it holds nothing new.
-// A tool that fails has no result and this hook does not run for it.
+// A tool that fails runs this hook too: its error text is result.output
+// (with result.metadata.error true), so a secret in an error is scrubbed.
 
 const REDACTED = "[REDACTED]"
 

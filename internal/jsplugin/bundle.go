@@ -18,7 +18,7 @@ import (
 
 // bundleFormat changes whenever the way bundles are built changes, so that
 // cached bundles from an older Podcode are not reused.
-const bundleFormat = "podcode-bundle-1"
+const bundleFormat = "podcode-bundle-2"
 
 // A bundle is one CommonJS script made by esbuild: a plugin's own code (its
 // files, TypeScript included, with the npm packages it imports left as
@@ -74,12 +74,15 @@ func (b *Bundler) Plugin(entry string) (*bundle, error) {
 	return b.build("plugin\x00"+entry, api.BuildOptions{
 		EntryPoints: []string{entry},
 		Packages:    api.PackagesExternal,
+		// goja reads an inline source map: stack traces name the plugin's
+		// own files and lines, TypeScript included, not the bundle's.
+		Sourcemap: api.SourceMapInline,
 	})
 }
 
 // Package bundles the npm package spec as imported from dir.
 func (b *Bundler) Package(spec, dir string) (*bundle, error) {
-	return b.build("package\x00"+spec+"\x00"+dir, api.BuildOptions{
+	bu, err := b.build("package\x00"+spec+"\x00"+dir, api.BuildOptions{
 		Stdin: &api.StdinOptions{
 			Contents:   "module.exports = require(" + strconvQuote(spec) + ");",
 			ResolveDir: dir,
@@ -87,6 +90,14 @@ func (b *Bundler) Package(spec, dir string) (*bundle, error) {
 			Loader:     api.LoaderJS,
 		},
 	})
+	if err != nil {
+		hint := ""
+		if strings.Contains(err.Error(), "Could not resolve "+strconvQuote(spec)) {
+			hint = " (is it installed? run npm install in " + dir + ")"
+		}
+		return nil, fmt.Errorf("npm package %q: %w%s", spec, err, hint)
+	}
+	return bu, nil
 }
 
 func strconvQuote(s string) string {
@@ -183,7 +194,7 @@ func buildError(msgs []api.Message) error {
 	var parts []string
 	for _, m := range msgs {
 		s := m.Text
-		if l := m.Location; l != nil {
+		if l := m.Location; l != nil && !strings.HasPrefix(l.File, "podcode:") {
 			s = fmt.Sprintf("%s:%d:%d: %s", l.File, l.Line, l.Column+1, m.Text)
 		}
 		parts = append(parts, s)

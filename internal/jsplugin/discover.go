@@ -74,6 +74,24 @@ func sources(cwd string, cfg *config.Config) ([]source, error) {
 	return out, nil
 }
 
+// disabledName returns the entry of disabled that names this source before
+// it is imported: its specifier as written, its npm package name, or its
+// file name without the extension. A plugin disabled by id only is skipped
+// after import (its id is known only then), before server() runs.
+func (s source) disabledName(disabled []string) string {
+	names := []string{s.spec, strings.TrimSuffix(filepath.Base(s.spec), filepath.Ext(s.spec))}
+	if !strings.HasPrefix(s.spec, ".") && !filepath.IsAbs(s.spec) && !strings.HasPrefix(s.spec, "file://") {
+		name, _ := splitPackage(s.spec)
+		names = append(names, name)
+	}
+	for _, d := range disabled {
+		if slices.Contains(names, d) {
+			return d
+		}
+	}
+	return ""
+}
+
 // resolve returns the entry file of a plugin specifier: a file:// URL, an
 // absolute path, a path starting with . (relative to the config file that
 // names it), or an npm package name (with an optional subpath) resolved from

@@ -81,7 +81,7 @@ func TestServerRunsOnceWithInputAndOptions(t *testing.T) {
 	a, _ := apptest.Boot(t, apptest.Project{
 		Plugins:      []string{fixture(t, "counter.ts")},
 		PluginConfig: map[string]any{"counter": map[string]any{"level": "debug", "n": 2}},
-		JobLimit:     200 * time.Millisecond,
+		JobLimit:     time.Second,
 	})
 	state := func() map[string]any {
 		res, _, err := a.Runner.CallTool(context.Background(), tool.Call{CallID: "c"}, "counter_state", nil)
@@ -324,11 +324,11 @@ func TestLoadErrorsNameTheProblem(t *testing.T) {
 // A server() that never settles does not block start-up.
 func TestHungServerIsSkippedAtTheBootDeadline(t *testing.T) {
 	start := time.Now()
-	a, logs := apptest.Boot(t, apptest.Project{Plugins: []string{fixture(t, "server-hangs.js"), fixture(t, "minimal.js")}, BootTimeout: 300 * time.Millisecond})
+	a, logs := apptest.Boot(t, apptest.Project{Plugins: []string{fixture(t, "server-hangs.js"), fixture(t, "minimal.js")}, BootTimeout: 2 * time.Second})
 	if got := ids(a.Plugins.Plugins); got != "minimal" {
 		t.Fatalf("loaded %q", got)
 	}
-	logs.Require(t, "WARN plugin: server() did not settle within the boot deadline; skipped", "plugin=server-hangs", "deadline=300ms")
+	logs.Require(t, "WARN plugin: server() did not settle within the boot deadline; skipped", "plugin=server-hangs", "deadline=2s")
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("boot took %s", d)
 	}
@@ -352,11 +352,15 @@ func TestNpmPackagePlugin(t *testing.T) {
 }
 
 func TestDisabledPluginsAreNotLoaded(t *testing.T) {
-	a, _ := apptest.Boot(t, apptest.Project{Plugins: []string{fixture(t, "counter.ts"), fixture(t, "minimal.js")},
-		Config: map[string]any{"disabled_plugins": []string{"counter"}}})
+	// "counter" names counter.ts by file name: it is not even imported.
+	// "commonjs" is an id: the file is imported to learn it, server() never runs.
+	a, logs := apptest.Boot(t, apptest.Project{Plugins: []string{fixture(t, "counter.ts"), fixture(t, "minimal.js"), fixture(t, "commonjs.cjs")},
+		Config: map[string]any{"disabled_plugins": []string{"counter", "commonjs"}}})
 	if got := ids(a.Plugins.Plugins); got != "minimal" {
 		t.Fatalf("loaded %q", got)
 	}
+	logs.Require(t, "disabled by the config", "plugin=counter", "counter.ts")
+	logs.Require(t, "disabled by the config", "plugin=commonjs", "commonjs.cjs")
 	if _, ok := a.Tools.Get("counter_state"); ok {
 		t.Error("a disabled plugin's tool is registered")
 	}

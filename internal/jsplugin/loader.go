@@ -186,6 +186,10 @@ func anySlice(s []string) []any {
 // load runs steps 2 to 6 for one plugin; nil means skipped (and said why).
 func (l *loader) load(ctx context.Context, src source) *Plugin {
 	start := time.Now()
+	if name := src.disabledName(l.o.Config.DisabledPlugins); name != "" {
+		l.log.Info("plugin: disabled by the config; not loaded", "plugin", name, "spec", src.spec)
+		return nil
+	}
 	entry, err := src.resolve()
 	if err != nil {
 		l.warn("plugin: cannot load", "plugin", src.spec, "at", src.where, "error", err.Error())

@@ -229,15 +229,17 @@ func (p *Plugin) validate(ctx context.Context, id string, args map[string]any) (
 func (p *Plugin) execute(ctx context.Context, id string, call tool.Call, args map[string]any) (tool.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.toolTimeout)
 	defer cancel()
+	var stopAbort func() bool
 	out, err := p.rt.Call(ctx, func(vm *goja.Runtime) (goja.Value, error) {
 		a, err := jsrt.ToValue(vm, args)
 		if err != nil {
 			return nil, err
 		}
-		signal, err := p.rt.AbortSignal(ctx)
+		signal, stop, err := p.rt.AbortSignal(ctx)
 		if err != nil {
 			return nil, err
 		}
+		stopAbort = stop
 		c := vm.NewObject()
 		c.Set("sessionID", call.SessionID)
 		c.Set("messageID", call.MessageID)
@@ -247,6 +249,9 @@ func (p *Plugin) execute(ctx context.Context, id string, call tool.Call, args ma
 		c.Set("abort", signal)
 		return p.tools[id].execute(goja.Undefined(), a, c)
 	}, nil)
+	if err == nil && stopAbort != nil {
+		stopAbort() // settled: ctx.abort stays unaborted when cancel runs below
+	}
 	if ctx.Err() == context.DeadlineExceeded && err != nil {
 		return tool.Result{}, fmt.Errorf("tool %s (plugin %s) did not finish within %s", id, p.ID, p.toolTimeout)
 	}

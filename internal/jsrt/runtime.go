@@ -145,9 +145,10 @@ func (r *Runtime) SetName(name string) {
 
 func (r *Runtime) logger() *slog.Logger { return r.logp.Load() }
 
-// Close stops the loop. Pending timers never fire; calls under way fail with
-// ErrClosed. A job that is running finishes first (or is stopped by the
-// watchdog).
+// Close stops the loop. The jobs already queued still run (a bus event a
+// plugin was sent is delivered), each under the watchdog; then pending
+// timers never fire, and calls still waiting on a promise fail with
+// ErrClosed.
 func (r *Runtime) Close() {
 	r.once.Do(func() { close(r.closed) })
 	<-r.exited
@@ -174,27 +175,34 @@ func (r *Runtime) loop() {
 	defer close(r.exited)
 	defer r.stopTimers()
 	for {
-		r.qmu.Lock()
-		if len(r.queue) == 0 {
-			r.qmu.Unlock()
+		fn := r.next()
+		if fn == nil {
 			select {
 			case <-r.wake:
 				continue
 			case <-r.closed:
+				// enqueue refuses new jobs now: run what was queued, then stop.
+				for fn := r.next(); fn != nil; fn = r.next() {
+					r.runJob(fn)
+				}
 				return
 			}
 		}
-		fn := r.queue[0]
-		r.queue[0] = nil
-		r.queue = r.queue[1:]
-		r.qmu.Unlock()
 		r.runJob(fn)
-		select {
-		case <-r.closed:
-			return
-		default:
-		}
 	}
+}
+
+// next pops the oldest queued job, or returns nil.
+func (r *Runtime) next() func() {
+	r.qmu.Lock()
+	defer r.qmu.Unlock()
+	if len(r.queue) == 0 {
+		return nil
+	}
+	fn := r.queue[0]
+	r.queue[0] = nil
+	r.queue = r.queue[1:]
+	return fn
 }
 
 // runJob runs fn under the watchdog, then repairs the runtime if fn was
@@ -336,8 +344,8 @@ func (r *Runtime) CallWithin(ctx context.Context, d time.Duration, start func(vm
 	}
 	c := &pendingCall{done: make(chan struct{})}
 	ok := r.enqueue(func() {
-		if ctx.Err() != nil {
-			c.settle(nil, ctx.Err())
+		if c.abandoned.Load() || ctx.Err() != nil {
+			c.settle(nil, ctx.Err()) // the caller left before the call started: do not start it
 			return
 		}
 		v, err := start(r.vm)
@@ -368,8 +376,10 @@ func (r *Runtime) CallWithin(ctx context.Context, d time.Duration, start func(vm
 	case <-c.done:
 		return c.val, c.err
 	case <-ctx.Done():
+		c.abandoned.Store(true)
 		return nil, ctx.Err()
 	case <-expired:
+		c.abandoned.Store(true)
 		return nil, ErrTimeout
 	case <-r.exited:
 		return nil, ErrClosed
@@ -378,10 +388,11 @@ func (r *Runtime) CallWithin(ctx context.Context, d time.Duration, start func(vm
 
 // pendingCall is settled once, on the loop; the caller reads it after done.
 type pendingCall struct {
-	done    chan struct{}
-	settled bool
-	val     any
-	err     error
+	done      chan struct{}
+	settled   bool
+	val       any
+	err       error
+	abandoned atomic.Bool // the caller stopped waiting
 }
 
 func (c *pendingCall) settle(v any, err error) {

@@ -136,18 +136,19 @@ func (r *Runtime) installGlobals() error {
 }
 
 // AbortSignal returns a JavaScript AbortSignal that is aborted when ctx
-// ends, with ctx's error as the reason. Loop goroutine only.
-func (r *Runtime) AbortSignal(ctx context.Context) (goja.Value, error) {
+// ends, with ctx's error as the reason, unless stop (safe from any
+// goroutine) is called first. Loop goroutine only.
+func (r *Runtime) AbortSignal(ctx context.Context) (signal goja.Value, stop func() bool, err error) {
 	c, err := r.host.newAbortController(goja.Undefined())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ctrl := c.ToObject(r.vm)
-	signal := ctrl.Get("signal")
+	signal = ctrl.Get("signal")
 	if ctx.Done() == nil {
-		return signal, nil
+		return signal, func() bool { return true }, nil
 	}
-	context.AfterFunc(ctx, func() {
+	stop = context.AfterFunc(ctx, func() {
 		r.enqueue(func() {
 			abort, _ := goja.AssertFunction(ctrl.Get("abort"))
 			reason := r.vm.NewGoError(context.Cause(ctx))
@@ -158,7 +159,7 @@ func (r *Runtime) AbortSignal(ctx context.Context) (goja.Value, error) {
 			r.drain()
 		})
 	})
-	return signal, nil
+	return signal, stop, nil
 }
 
 // Builtin returns the Node module Podcode provides for spec (node:path,

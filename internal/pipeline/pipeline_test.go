@@ -378,7 +378,7 @@ func TestAfterHookSeesErrors(t *testing.T) {
 	a, _ := apptest.Boot(t, apptest.Project{Plugins: []string{"./redact.js"}, Files: map[string]string{"redact.js": `export default { id: "redact", server: () => ({
 		"tool.execute.after": (i) => ({ ...i, result: { ...i.result, output: i.result.output.replaceAll("hunter2", "[REDACTED]") + (i.result.metadata && i.result.metadata.error ? " (error)" : "") } }),
 	}) }`}})
-	_, _, err := a.Runner.CallTool(context.Background(), tool.Call{}, "bash", map[string]any{"command": "echo password=hunter2; sleep 5", "timeout": 200.0})
+	_, _, err := a.Runner.CallTool(context.Background(), tool.Call{}, "bash", map[string]any{"command": "echo password=hunter2; sleep 10", "timeout": 1500.0})
 	var te *pipeline.ToolError
 	if !errors.As(err, &te) || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "password=[REDACTED]") ||
 		!strings.HasSuffix(err.Error(), "(error)") || !strings.Contains(te.Err.Error(), "did not finish") {
