@@ -28,13 +28,14 @@ type Layer uint8
 
 const (
 	LayerManaged Layer = iota // policy set for the whole machine or organisation
-	LayerUser                 // the user's own configuration
-	LayerProject              // the project's configuration
+	LayerConfig               // the permission rules of the host's config
+	LayerUser                 // the user's own hooks
+	LayerProject              // the project's hooks
 	LayerPlugin               // plugins; the default
 	numLayers
 )
 
-var layerNames = [numLayers]string{"managed", "user", "project", "plugin"}
+var layerNames = [numLayers]string{"managed", "config", "user", "project", "plugin"}
 
 func (l Layer) String() string {
 	if l < numLayers {
@@ -59,7 +60,7 @@ func (l *Layer) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("plugin: unknown layer %q (valid: managed, user, project, plugin)", b)
+	return fmt.Errorf("plugin: unknown layer %q (valid: managed, config, user, project, plugin)", b)
 }
 
 // Dispatcher is the one place where lifecycle events are fired. Its zero

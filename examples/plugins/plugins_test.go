@@ -21,6 +21,7 @@ import (
 	"github.com/podcode/podcode/internal/apptest"
 	"github.com/podcode/podcode/internal/jsplugin"
 	"github.com/podcode/podcode/internal/pipeline"
+	"github.com/podcode/podcode/internal/provider"
 	"github.com/podcode/podcode/internal/tool"
 )
 
@@ -188,7 +189,7 @@ func TestRedactSecrets(t *testing.T) {
 func TestTemperaturePolicy(t *testing.T) {
 	const id = "temperature-policy"
 	ctx := context.Background()
-	chat := func(t *testing.T, p *project, specified map[string]any) (pipeline.ChatRequest, []pipeline.Step) {
+	chat := func(t *testing.T, p *project, specified map[string]any) (provider.Params, []pipeline.Step) {
 		t.Helper()
 		model, err := p.app.Model()
 		if err != nil {

@@ -11,6 +11,10 @@
 //     validate, server(), drain tool, register).
 //  4. Merge the plugins' tools into the registry by id, in pipeline order;
 //     overrides of protected tools are refused and logged (SPEC H10).
+//  5. Make the lifecycle dispatcher: the config's permission policy votes on
+//     PreToolUse in its own layer, then Options.Hooks registers its handlers;
+//     the guard (PreToolUse, permissions, loop guard, PostToolUse) becomes
+//     the gate of every tool call.
 package app
 
 import (
@@ -23,11 +27,13 @@ import (
 
 	"github.com/podcode/podcode/internal/bus"
 	"github.com/podcode/podcode/internal/config"
+	"github.com/podcode/podcode/internal/guard"
 	"github.com/podcode/podcode/internal/jsplugin"
 	"github.com/podcode/podcode/internal/logging"
 	"github.com/podcode/podcode/internal/pipeline"
 	"github.com/podcode/podcode/internal/provider"
 	"github.com/podcode/podcode/internal/tool"
+	"github.com/podcode/podcode/plugin"
 )
 
 // App is a booted Podcode.
@@ -40,6 +46,8 @@ type App struct {
 	Tools   *tool.Registry
 	Models  *provider.Catalog
 	Runner  *pipeline.Runner
+	Hooks   *plugin.Dispatcher // the lifecycle events
+	Guard   *guard.Guard       // the Runner's gate; set Guard.Asker to answer permission questions
 }
 
 // Options adjust Boot; the zero value is what the server uses.
@@ -50,6 +58,9 @@ type Options struct {
 	JobLimit    time.Duration
 	BootTimeout time.Duration
 	UserDir     string // the user's Podcode folder; "" for $XDG_CONFIG_HOME/podcode
+	// Hooks registers Go lifecycle handlers, such as an embedding program's
+	// own, on the dispatcher before anything runs.
+	Hooks func(d *plugin.Dispatcher) error
 }
 
 // Boot starts Podcode in cwd.
@@ -98,7 +109,20 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 			}
 		}
 	}
-	a.Runner = &pipeline.Runner{Plugins: a.Plugins, Tools: a.Tools, Bus: a.Bus, Log: log, HookTimeout: o.HookTimeout}
+	a.Hooks = plugin.NewDispatcher(plugin.WithLogger(log))
+	policy := guard.NewPolicy(cfg.Permission)
+	if err := a.Hooks.Register(plugin.HookPreToolUse, policy.Voter(), plugin.WithLayer(plugin.LayerConfig), plugin.WithSource("config:permission")); err != nil {
+		return nil, err
+	}
+	if o.Hooks != nil {
+		if err := o.Hooks(a.Hooks); err != nil {
+			a.Plugins.Close()
+			return nil, fmt.Errorf("registering lifecycle handlers: %w", err)
+		}
+	}
+	a.Guard = &guard.Guard{Hooks: a.Hooks, Policy: policy, LoopLimit: cfg.Agent.LoopGuard,
+		AskTimeout: time.Duration(cfg.Agent.AskTimeoutMs) * time.Millisecond}
+	a.Runner = &pipeline.Runner{Plugins: a.Plugins, Tools: a.Tools, Bus: a.Bus, Log: log, HookTimeout: o.HookTimeout, Gate: a.Guard}
 	return a, nil
 }
 

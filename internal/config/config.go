@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,6 +50,13 @@ type Config struct {
 	// Tools configures the built-in tools; the project's non-zero values win,
 	// allowed paths are the union.
 	Tools Tools
+	// Permission maps a tool id or a glob over tool ids to allow, ask or
+	// deny. The project's rules are added over the user's, key by key.
+	Permission map[string]string
+	// Agent configures the turn loop; the project's non-zero values win.
+	Agent Agent
+	// Server configures `podcode serve`; the project's non-zero values win.
+	Server Server
 
 	// Files are the configuration files that were read, in layer order.
 	Files []string
@@ -99,6 +107,20 @@ type Tools struct {
 	PluginTimeoutMs int `json:"plugin_timeout_ms,omitempty"`
 }
 
+// Agent configures the turn loop.
+type Agent struct {
+	MaxSteps     int    `json:"max_steps,omitempty"`      // model calls per turn; 50 if zero
+	LoopGuard    int    `json:"loop_guard,omitempty"`     // identical tool calls in a row that are refused; 3 if zero
+	AskTimeoutMs int    `json:"ask_timeout_ms,omitempty"` // how long a permission question waits; 5 minutes if zero
+	System       string `json:"system,omitempty"`         // the system prompt
+}
+
+// Server configures the HTTP server.
+type Server struct {
+	Addr  string `json:"addr,omitempty"`  // 127.0.0.1:4096 if empty
+	Token string `json:"token,omitempty"` // the API token; PODCODE_API_TOKEN overrides
+}
+
 // file is the shape of one configuration file.
 type file struct {
 	Schema          string                     `json:"$schema,omitempty"`
@@ -108,10 +130,13 @@ type file struct {
 	Model           string                     `json:"model,omitempty"`
 	Provider        map[string]Provider        `json:"provider,omitempty"`
 	Tools           Tools                      `json:"tools"`
+	Permission      map[string]string          `json:"permission,omitempty"`
+	Agent           Agent                      `json:"agent"`
+	Server          Server                     `json:"server"`
 }
 
 // knownKeys are the top-level keys of a file; others draw a warning.
-var knownKeys = []string{"$schema", "plugin", "plugin_config", "disabled_plugins", "model", "provider", "tools"}
+var knownKeys = []string{"$schema", "plugin", "plugin_config", "disabled_plugins", "model", "provider", "tools", "permission", "agent", "server"}
 
 // Error is a problem in a configuration file, with its position.
 type Error struct {
@@ -243,7 +268,26 @@ func (cfg *Config) merge(path string, data []byte, project bool) error {
 	if f.Tools.PluginTimeoutMs != 0 {
 		cfg.Tools.PluginTimeoutMs = f.Tools.PluginTimeoutMs
 	}
+	for k, v := range f.Permission {
+		if cfg.Permission == nil {
+			cfg.Permission = map[string]string{}
+		}
+		cfg.Permission[k] = v
+	}
+	mergeNonZero(&cfg.Agent.MaxSteps, f.Agent.MaxSteps)
+	mergeNonZero(&cfg.Agent.LoopGuard, f.Agent.LoopGuard)
+	mergeNonZero(&cfg.Agent.AskTimeoutMs, f.Agent.AskTimeoutMs)
+	mergeNonZero(&cfg.Agent.System, f.Agent.System)
+	mergeNonZero(&cfg.Server.Addr, f.Server.Addr)
+	mergeNonZero(&cfg.Server.Token, f.Server.Token)
 	return nil
+}
+
+func mergeNonZero[T comparable](dst *T, v T) {
+	var zero T
+	if v != zero {
+		*dst = v
+	}
 }
 
 func mergeProvider(base, over Provider) Provider {
@@ -369,6 +413,17 @@ func validate(path string, data []byte, obj *hujson.Object, f *file) error {
 		if id == "" {
 			return at("plugin_config", "a plugin id must not be empty")
 		}
+	}
+	for pattern, v := range f.Permission {
+		if v != "allow" && v != "ask" && v != "deny" {
+			return at("permission."+pattern, fmt.Sprintf("%q is not allow, ask or deny", v))
+		}
+		if _, err := pathpkg.Match(pattern, ""); err != nil || pattern == "" {
+			return at("permission", fmt.Sprintf("%q is not a tool id or glob", pattern))
+		}
+	}
+	if f.Agent.MaxSteps < 0 || f.Agent.LoopGuard < 0 || f.Agent.AskTimeoutMs < 0 {
+		return at("agent", "limits must not be negative")
 	}
 	return nil
 }

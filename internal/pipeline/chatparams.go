@@ -23,16 +23,6 @@ type ChatInput struct {
 	Specified map[string]any
 }
 
-// ChatRequest is what goes to the provider.
-type ChatRequest struct {
-	Model           string         `json:"model"`
-	Temperature     *float64       `json:"temperature,omitempty"`
-	TopP            *float64       `json:"topP,omitempty"`
-	TopK            *float64       `json:"topK,omitempty"`
-	MaxOutputTokens int            `json:"maxOutputTokens"`
-	Options         map[string]any `json:"options"`
-}
-
 // ReasoningEffortKey is the option Podcode computes for reasoning models.
 const (
 	ReasoningEffortKey     = "reasoningEffort"
@@ -72,14 +62,14 @@ func ChatPayload(in ChatInput) map[string]any {
 //   - options are merged over the provider's and the model's configured
 //     options and the reasoning-effort option Podcode computes for reasoning
 //     models; the keys the pipeline returns win (SPEC H15).
-func (r *Runner) ChatParams(ctx context.Context, in ChatInput) (ChatRequest, []Step) {
+func (r *Runner) ChatParams(ctx context.Context, in ChatInput) (provider.Params, []Step) {
 	out, steps := r.Run(ctx, jsplugin.HookChatParams, ChatPayload(in))
 	return Finalize(in.Model, out), steps
 }
 
 // Finalize applies Podcode's defaults to the pipeline's final value.
-func Finalize(m provider.Model, v map[string]any) ChatRequest {
-	req := ChatRequest{Model: m.Name(), Temperature: number(v["temperature"]), TopP: number(v["topP"]), TopK: number(v["topK"])}
+func Finalize(m provider.Model, v map[string]any) provider.Params {
+	req := provider.Params{Model: m.Name(), Temperature: number(v["temperature"]), TopP: number(v["topP"]), TopK: number(v["topK"])}
 	limit := m.Limit.Output
 	req.MaxOutputTokens = limit
 	if n := number(v["maxOutputTokens"]); n != nil && *n >= 1 {

@@ -65,6 +65,7 @@ type Runner struct {
 	Bus         *bus.Bus
 	Log         *slog.Logger
 	HookTimeout time.Duration // DefaultHookTimeout if zero
+	Gate        ToolGate      // the host's policies around every tool call; nil for none
 }
 
 func (r *Runner) timeout() time.Duration {

@@ -9,20 +9,36 @@ import (
 	"github.com/podcode/podcode/internal/jsplugin"
 	"github.com/podcode/podcode/internal/jsrt"
 	"github.com/podcode/podcode/internal/tool"
+	"github.com/podcode/podcode/plugin"
 )
 
-// ToolReport says what happened in one tool call: the hooks' steps, in
-// order, and how long execute took.
+// ToolReport says what happened in one tool call: the lifecycle handlers
+// before and after it, the plugin hooks' steps, and how long execute took.
 type ToolReport struct {
-	Tool    string        `json:"tool"`
-	Args    any           `json:"args"` // what execute received
-	Steps   []Step        `json:"steps"`
-	Execute time.Duration `json:"execute_ns"`
+	Tool    string         `json:"tool"`
+	Args    any            `json:"args"`           // what execute received
+	Pre     *plugin.Report `json:"pre,omitempty"`  // PreToolUse
+	Steps   []Step         `json:"steps"`          // tool.execute.before, then tool.execute.after
+	Post    *plugin.Report `json:"post,omitempty"` // PostToolUse or PostToolUseFailure
+	Execute time.Duration  `json:"execute_ns"`
+}
+
+// ToolGate wraps every tool call the Runner makes with the host's own
+// policies. Before runs after the arguments were validated and before
+// tool.execute.before (SPEC H16: PreToolUse, permissions, the loop guard);
+// an error refuses the call and its message is what the model reads. After
+// runs once the call is over, whatever its outcome (PostToolUse or
+// PostToolUseFailure). Both may record what they ran in rep.
+type ToolGate interface {
+	Before(ctx context.Context, call tool.Call, def *tool.Def, args map[string]any, rep *ToolReport) error
+	After(ctx context.Context, call tool.Call, def *tool.Def, args map[string]any, res tool.Result, err error, elapsed time.Duration, rep *ToolReport)
 }
 
 // CallTool runs one tool call the way a turn does, whoever wrote the tool:
 //
 //  1. the arguments are validated against the tool's schema;
+//     then the Gate, when the Runner has one, decides whether the call may
+//     run (PreToolUse, permissions, loop guard);
 //  2. tool.execute.before runs (SPEC H16) with {toolID, args, ctx}; the args
 //     it returns are what execute receives, validated again if they changed;
 //  3. execute runs;
@@ -45,11 +61,20 @@ func (r *Runner) CallTool(ctx context.Context, call tool.Call, id string, args m
 	if err != nil {
 		return tool.Result{}, rep, err
 	}
+	if r.Gate != nil {
+		if err := r.Gate.Before(ctx, call, def, args, &rep); err != nil {
+			return tool.Result{}, rep, err
+		}
+	}
 	callData := map[string]any{"sessionID": call.SessionID, "messageID": call.MessageID, "callID": call.CallID,
 		"agent": call.Agent, "cwd": call.Cwd}
 	r.publish(bus.ToolCallStarted, map[string]any{"callID": call.CallID, "sessionID": call.SessionID, "tool": id, "args": args})
 	start := time.Now()
 	res, err := r.callTool(ctx, &rep, def, call, callData, args)
+	if r.Gate != nil {
+		ran, _ := rep.Args.(map[string]any) // the arguments execute received
+		r.Gate.After(ctx, call, def, ran, res, err, time.Since(start), &rep)
+	}
 	fin := map[string]any{"callID": call.CallID, "sessionID": call.SessionID, "tool": id,
 		"elapsedMs": float64(time.Since(start).Milliseconds())}
 	if err != nil {

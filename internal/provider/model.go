@@ -90,3 +90,14 @@ func (c *Catalog) Lookup(name string) (Model, error) {
 func (c *Catalog) Names() []string {
 	return slices.Sorted(maps.Keys(c.models))
 }
+
+// Params are the request parameters of one model call, as chat.params and
+// Podcode's defaults left them.
+type Params struct {
+	Model           string         `json:"model"`
+	Temperature     *float64       `json:"temperature,omitempty"`
+	TopP            *float64       `json:"topP,omitempty"`
+	TopK            *float64       `json:"topK,omitempty"`
+	MaxOutputTokens int            `json:"maxOutputTokens"`
+	Options         map[string]any `json:"options"`
+}

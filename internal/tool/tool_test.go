@@ -191,10 +191,21 @@ func TestBash(t *testing.T) {
 	}
 	pid, _ := os.ReadFile(pidFile)
 	if p := strings.TrimSpace(string(pid)); p != "" {
-		if _, err := os.Stat("/proc/" + p); err == nil {
-			if stat, _ := os.ReadFile("/proc/" + p + "/stat"); !strings.Contains(string(stat), ") Z") {
-				t.Errorf("the command's child %s survived the timeout", p)
+		// The child is gone, or a zombie waiting to be reaped, within a moment.
+		alive := func() bool {
+			comm, err := os.ReadFile("/proc/" + p + "/comm")
+			if err != nil || strings.TrimSpace(string(comm)) != "sleep" {
+				return false // gone (or the pid was reused by something else)
 			}
+			stat, _ := os.ReadFile("/proc/" + p + "/stat")
+			return !strings.Contains(string(stat), ") Z")
+		}
+		deadline := time.Now().Add(3 * time.Second)
+		for alive() && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if alive() {
+			t.Errorf("the command's child %s survived the timeout", p)
 		}
 	}
 	// Cancelling the call's context kills the command.

@@ -1,0 +1,80 @@
+// Package chat is the vocabulary of a conversation, shared by the agent
+// loop, the model providers, the store and the HTTP API: messages, tool
+// calls and their results, token usage, and what the hooks did.
+package chat
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Roles of a message.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"    // the result of one tool call
+	RoleSummary   = "summary" // older messages, compacted
+)
+
+// Statuses of a message.
+const (
+	StatusComplete    = "complete"
+	StatusInterrupted = "interrupted" // the turn was cancelled or the server stopped mid-turn
+	StatusError       = "error"
+)
+
+// Message is one message of a session.
+type Message struct {
+	ID        string     `json:"id"`
+	SessionID string     `json:"sessionID"`
+	Seq       int64      `json:"seq"` // order within the session
+	Role      string     `json:"role"`
+	Text      string     `json:"text,omitempty"`
+	ToolCalls []ToolCall `json:"toolCalls,omitempty"` // assistant messages
+	Result    *Result    `json:"result,omitempty"`    // tool messages
+	Hooks     []HookRun  `json:"hooks,omitempty"`     // what ran around this message
+	Usage     *Usage     `json:"usage,omitempty"`     // assistant messages: the model call's tokens
+	Status    string     `json:"status"`
+	Error     string     `json:"error,omitempty"`
+	CreatedAt time.Time  `json:"createdAt"`
+}
+
+// ToolCall is a model's request to run a tool.
+type ToolCall struct {
+	ID   string          `json:"id"`
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+}
+
+// Result is the outcome of one tool call, as the model sees it.
+type Result struct {
+	CallID   string         `json:"callID"`
+	Tool     string         `json:"tool"`
+	Title    string         `json:"title,omitempty"`
+	Output   string         `json:"output"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+	IsError  bool           `json:"isError,omitempty"`
+}
+
+// Usage counts tokens.
+type Usage struct {
+	Input  int64 `json:"input"`
+	Output int64 `json:"output"`
+}
+
+// Add returns u plus v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{Input: u.Input + v.Input, Output: u.Output + v.Output}
+}
+
+// HookRun is one hook that ran: a plugin's pipeline hook or a lifecycle
+// handler, in the order they ran.
+type HookRun struct {
+	Kind       string `json:"kind"`    // "pipeline" or "lifecycle"
+	Hook       string `json:"hook"`    // chat.params, tool.execute.before, PreToolUse, ...
+	Source     string `json:"source"`  // the plugin id or handler source
+	Outcome    string `json:"outcome"` // changed, unchanged, threw, timed_out, voted, abstained, ...
+	Decision   string `json:"decision,omitempty"`
+	Error      string `json:"error,omitempty"`
+	DurationUs int64  `json:"durationUs"`
+}

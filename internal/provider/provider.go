@@ -1,0 +1,50 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/podcode/podcode/internal/chat"
+)
+
+// ToolSpec is a tool as the model sees it.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Request is one model call.
+type Request struct {
+	Model    Model
+	Params   Params
+	System   string
+	Messages []chat.Message
+	Tools    []ToolSpec
+}
+
+// Event is a piece of a streamed response.
+type Event struct {
+	TextDelta string         // text as it arrives
+	ToolCall  *chat.ToolCall // a tool call, once complete
+}
+
+// Response is a model's complete answer.
+type Response struct {
+	Text       string
+	ToolCalls  []chat.ToolCall
+	Usage      chat.Usage
+	StopReason string // "stop", "tool_calls", "length"
+}
+
+// Provider calls a model.
+type Provider interface {
+	// Stream sends req, calls onEvent as the answer arrives (on the calling
+	// goroutine), and returns the complete answer. It honours ctx: a
+	// cancelled call returns promptly with ctx's error.
+	Stream(ctx context.Context, req Request, onEvent func(Event)) (Response, error)
+}
+
+// ErrUnknownProvider is returned for a model whose provider Podcode cannot call.
+var ErrUnknownProvider = errors.New("unknown provider")
