@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/plugin"
 )
 
 // Project describes the project to boot.
@@ -28,6 +29,7 @@ type Project struct {
 	JobLimit     time.Duration
 	BootTimeout  time.Duration
 	UserDir      string // the user's Podcode folder; "" for an empty one
+	Hooks        func(*plugin.Dispatcher) error
 }
 
 // Logs keeps log records.
@@ -159,7 +161,7 @@ func BootDir(t testing.TB, dir string, p Project) (*app.App, *Logs) {
 		p.UserDir = t.TempDir() // nothing from the real user's config
 	}
 	a, err := app.Boot(context.Background(), dir, app.Options{Logger: logs.Logger(), BundleCache: "-",
-		HookTimeout: p.HookTimeout, JobLimit: p.JobLimit, BootTimeout: p.BootTimeout, UserDir: p.UserDir})
+		HookTimeout: p.HookTimeout, JobLimit: p.JobLimit, BootTimeout: p.BootTimeout, UserDir: p.UserDir, Hooks: p.Hooks})
 	if err != nil {
 		t.Fatal(err)
 	}

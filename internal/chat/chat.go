@@ -34,6 +34,7 @@ type Message struct {
 	Result    *Result    `json:"result,omitempty"`    // tool messages
 	Hooks     []HookRun  `json:"hooks,omitempty"`     // what ran around this message
 	Usage     *Usage     `json:"usage,omitempty"`     // assistant messages: the model call's tokens
+	Through   int64      `json:"through,omitempty"`   // summary messages: the last seq they summarize
 	Status    string     `json:"status"`
 	Error     string     `json:"error,omitempty"`
 	CreatedAt time.Time  `json:"createdAt"`

@@ -10,6 +10,7 @@ import (
 // channel it came through, the tenant and user, and the session's model and
 // usage. Every lifecycle payload is built from it (SPEC L5).
 type Scope struct {
+	Tenant     string // the owner of the session in the store
 	SessionID  string
 	Channel    string // api, cli, cron, webhook
 	ChatID     string

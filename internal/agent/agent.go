@@ -1,0 +1,499 @@
+// Package agent is the turn loop: the one place that decides when each
+// hook fires. Every path that runs a turn (the CLI, the HTTP API, a
+// sub-agent, later cron and webhooks) calls Run.
+//
+// # One turn, in order
+//
+//  1. UserPromptSubmit (extra.prompt holds the prompt). deny rejects the
+//     prompt with the hook's message: nothing is stored, the caller gets a
+//     *PromptRejected. ask puts the question to the user (refused when
+//     nobody can answer). defer and allow go on.
+//  2. The user message is stored; the session is marked running.
+//  3. A step: when the history nears the model's context limit, older
+//     messages are compacted into a summary between PreCompact (deny skips
+//     it this time) and PostCompact. Then chat.params (SPEC H12–H15) and the
+//     model call, streamed. The assistant message is stored with its tool
+//     calls, its usage and the chat.params steps.
+//  4. Each tool call goes through the pipeline's CallTool: validation, the
+//     guard (PreToolUse, permissions, loop guard), tool.execute.before,
+//     execute, tool.execute.after, PostToolUse or PostToolUseFailure. A
+//     PostToolUse deny cannot undo the call: its message is added to the
+//     result the model reads. The tool message is stored with every hook run.
+//  5. Steps repeat while the model calls tools, up to MaxSteps.
+//  6. AgentStop when the model stops. deny continues the turn with the
+//     hook's message as a new user message, at most 3 times a turn (as
+//     peers' stop hooks do); anything else ends it.
+//
+// Sessions: SessionStart fires when a session is created (deny refuses to
+// create it); SessionEnd when it is deleted (its votes are recorded: the
+// session ends anyway).
+//
+// Every payload carries the session, the channel and extra.model,
+// extra.max_context and extra.usage (SPEC L5).
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/guard"
+	"github.com/podcode/podcode/internal/pipeline"
+	"github.com/podcode/podcode/internal/provider"
+	"github.com/podcode/podcode/internal/store"
+	"github.com/podcode/podcode/internal/tool"
+	"github.com/podcode/podcode/plugin"
+)
+
+// Defaults of the loop's limits.
+const (
+	DefaultMaxSteps  = 50
+	maxContinuations = 3
+)
+
+// Event types the agent publishes on the bus.
+const (
+	EventSessionCreated = "session.created"   // {session}
+	EventSessionDeleted = "session.deleted"   // {sessionID}
+	EventMessageStored  = "message.stored"    // {message}
+	EventTextDelta      = "message.delta"     // {sessionID, text}
+	EventTurnStarted    = "turn.started"      // {sessionID}
+	EventTurnFinished   = "turn.finished"     // {sessionID, status, error?}
+	EventHookRun        = "hook.ran"          // {sessionID, hook}
+	EventCompacted      = "session.compacted" // {sessionID, summarized}
+)
+
+// Agent runs turns.
+type Agent struct {
+	App       *app.App
+	Store     *store.Store
+	Providers map[string]provider.Provider // by provider id; "offline" is always there
+	MaxSteps  int
+
+	mu      sync.Mutex
+	running map[string]context.CancelFunc // turns under way, by session
+}
+
+// New returns an agent over a booted app and an open store.
+func New(a *app.App, st *store.Store) *Agent {
+	ag := &Agent{App: a, Store: st, Providers: map[string]provider.Provider{provider.Offline: provider.OfflineModel{}},
+		MaxSteps: a.Config.Agent.MaxSteps, running: map[string]context.CancelFunc{}}
+	if ag.MaxSteps <= 0 {
+		ag.MaxSteps = DefaultMaxSteps
+	}
+	if def, ok := a.Tools.Get("task"); ok && def.Source == tool.Builtin {
+		def.Execute = ag.task
+	}
+	return ag
+}
+
+// PromptRejected is a prompt a UserPromptSubmit hook denied.
+type PromptRejected struct{ Message string }
+
+func (e *PromptRejected) Error() string { return "prompt rejected: " + e.Message }
+
+// ErrBusy is returned for a turn in a session that already runs one.
+var ErrBusy = errors.New("a turn is already running in this session")
+
+// SessionRequest describes a session to create.
+type SessionRequest struct {
+	Tenant   string
+	Title    string
+	Channel  string
+	Model    string // "provider/model"; the config's default when empty
+	ParentID string
+	UserID   string
+	ChatID   string
+	TenantID int64
+}
+
+// NewSession creates a session after SessionStart allowed it.
+func (a *Agent) NewSession(ctx context.Context, r SessionRequest) (store.Session, error) {
+	model, err := a.model(r.Model)
+	if err != nil {
+		return store.Session{}, err
+	}
+	sess := store.Session{ID: chat.NewID("ses"), Tenant: r.Tenant, Title: r.Title, Model: model.Name(), Channel: r.Channel, ParentID: r.ParentID}
+	scope := chat.Scope{SessionID: sess.ID, Channel: r.Channel, ChatID: r.ChatID, UserID: r.UserID, TenantID: r.TenantID,
+		Model: model.Name(), MaxContext: model.Limit.Context}
+	rep, err := a.App.Hooks.DispatchReport(ctx, scope.Payload(plugin.HookSessionStart))
+	if err != nil {
+		return store.Session{}, err
+	}
+	if rep.Result.Decision == plugin.DecisionDeny {
+		return store.Session{}, fmt.Errorf("a SessionStart hook refused the session: %s", rep.Result.Message)
+	}
+	sess, err = a.Store.CreateSession(ctx, sess)
+	if err != nil {
+		return store.Session{}, err
+	}
+	a.App.Bus.Publish(EventSessionCreated, map[string]any{"session": toData(sess)})
+	return sess, nil
+}
+
+// DeleteSession cancels a running turn, fires SessionEnd and deletes the
+// session.
+func (a *Agent) DeleteSession(ctx context.Context, tenant, id string) error {
+	sess, err := a.Store.Session(ctx, tenant, id)
+	if err != nil {
+		return err
+	}
+	a.Cancel(id)
+	scope := chat.Scope{SessionID: sess.ID, Channel: sess.Channel, Model: sess.Model, Usage: sess.Usage}
+	if _, err := a.App.Hooks.DispatchReport(ctx, scope.Payload(plugin.HookSessionEnd)); err != nil {
+		return err
+	}
+	if err := a.Store.DeleteSession(ctx, tenant, id); err != nil {
+		return err
+	}
+	a.App.Bus.Publish(EventSessionDeleted, map[string]any{"sessionID": id})
+	return nil
+}
+
+// Cancel cancels the turn running in session id, if any.
+func (a *Agent) Cancel(id string) bool {
+	a.mu.Lock()
+	cancel := a.running[id]
+	a.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	return cancel != nil
+}
+
+func (a *Agent) model(name string) (provider.Model, error) {
+	if name == "" {
+		return a.App.Model()
+	}
+	return a.App.Models.Lookup(name)
+}
+
+// TurnRequest is one user message to answer.
+type TurnRequest struct {
+	Tenant    string
+	SessionID string
+	Prompt    string
+	Channel   string
+	UserID    string
+	ChatID    string
+	TenantID  int64
+	Agent     string         // the agent's name, for chat.params; "build" when empty
+	Specified map[string]any // chat.params tunables the caller specified
+	OnEvent   func(Event)    // progress, on the turn's goroutine (nil for none)
+}
+
+// Event is progress of a turn, for a caller that shows it as it happens.
+type Event struct {
+	Type    string // "text", "tool.start", "tool.end"
+	Text    string // text delta
+	Call    *chat.ToolCall
+	Result  *chat.Result
+	Message *chat.Message // tool.end: the stored tool message
+}
+
+// TurnResult is what a turn produced.
+type TurnResult struct {
+	Session  store.Session
+	Messages []chat.Message // stored by this turn, in order
+	Text     string         // the final assistant text
+}
+
+// turn is the state of one Run.
+type turn struct {
+	a     *Agent
+	req   TurnRequest
+	sess  store.Session
+	model provider.Model
+	scope chat.Scope
+	prov  provider.Provider
+	out   *TurnResult
+}
+
+func (t *turn) emit(e Event) {
+	if t.req.OnEvent != nil {
+		t.req.OnEvent(e)
+	}
+}
+
+func (t *turn) ctx(ctx context.Context) context.Context { return chat.WithScope(ctx, t.scope) }
+
+// store appends m and tells the bus.
+func (t *turn) store(ctx context.Context, m *chat.Message) error {
+	m.SessionID = t.sess.ID
+	if err := t.a.Store.AppendMessage(context.WithoutCancel(ctx), m); err != nil {
+		return err
+	}
+	t.out.Messages = append(t.out.Messages, *m)
+	t.a.App.Bus.Publish(EventMessageStored, map[string]any{"sessionID": t.sess.ID, "message": toData(m)})
+	return nil
+}
+
+// Run answers one user message (see the package doc for the order).
+func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
+	if req.Tenant == "" {
+		req.Tenant = store.DefaultTenant
+	}
+	if req.Agent == "" {
+		req.Agent = "build"
+	}
+	sess, err := a.Store.Session(ctx, req.Tenant, req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	a.mu.Lock()
+	if a.running[sess.ID] != nil {
+		a.mu.Unlock()
+		return nil, ErrBusy
+	}
+	a.running[sess.ID] = cancel
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.running, sess.ID)
+		a.mu.Unlock()
+	}()
+
+	model, err := a.model(sess.Model)
+	if err != nil {
+		return nil, err
+	}
+	prov := a.Providers[model.ProviderID]
+	if prov == nil {
+		return nil, fmt.Errorf("model %s: %w %q", model.Name(), provider.ErrUnknownProvider, model.ProviderID)
+	}
+	channel := req.Channel
+	if channel == "" {
+		channel = sess.Channel
+	}
+	t := &turn{a: a, req: req, sess: sess, model: model, prov: prov, out: &TurnResult{Session: sess},
+		scope: chat.Scope{Tenant: req.Tenant, SessionID: sess.ID, Channel: channel, ChatID: req.ChatID, UserID: req.UserID, TenantID: req.TenantID,
+			Model: model.Name(), MaxContext: model.Limit.Context, Usage: sess.Usage}}
+	a.App.Guard.Reset(sess.ID)
+
+	// 1. UserPromptSubmit.
+	p := t.scope.Payload(plugin.HookUserPromptSubmit)
+	p.Extra["prompt"] = req.Prompt
+	rep, err := a.App.Hooks.DispatchReport(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	switch rep.Result.Decision {
+	case plugin.DecisionDeny:
+		return nil, &PromptRejected{Message: rep.Result.Message}
+	case plugin.DecisionAsk:
+		if err := t.confirmPrompt(ctx, rep.Result.Message); err != nil {
+			return nil, err
+		}
+	}
+
+	// 2. The user message; the session runs.
+	if err := a.Store.SetStatus(ctx, sess.ID, store.SessionRunning); err != nil {
+		return nil, err
+	}
+	a.App.Bus.Publish(EventTurnStarted, map[string]any{"sessionID": sess.ID})
+	user := &chat.Message{Role: chat.RoleUser, Text: req.Prompt, Hooks: lifecycleRuns(rep)}
+	runErr := t.store(ctx, user)
+	if runErr == nil {
+		runErr = t.loop(ctx)
+	}
+
+	status, turnStatus := store.SessionIdle, "complete"
+	if runErr != nil {
+		turnStatus = "error"
+		if ctx.Err() != nil {
+			status, turnStatus = store.SessionInterrupted, "interrupted"
+		}
+	}
+	bg := context.WithoutCancel(ctx)
+	a.Store.SetStatus(bg, sess.ID, status)
+	fin := map[string]any{"sessionID": sess.ID, "status": turnStatus}
+	if runErr != nil {
+		fin["error"] = runErr.Error()
+	}
+	a.App.Bus.Publish(EventTurnFinished, fin)
+	if s, err := a.Store.Session(bg, req.Tenant, sess.ID); err == nil {
+		t.out.Session = s
+	}
+	return t.out, runErr
+}
+
+func (t *turn) confirmPrompt(ctx context.Context, reason string) error {
+	asker := t.a.App.Guard.Asker
+	if asker == nil {
+		return &PromptRejected{Message: fmt.Sprintf("a hook wants the prompt confirmed (%s), and %s", reason, guard.ErrNobodyToAsk)}
+	}
+	ok, err := asker.Ask(ctx, guard.Question{ID: chat.NewID("perm"), SessionID: t.sess.ID, Tool: "prompt", Reason: reason})
+	if err != nil {
+		return &PromptRejected{Message: fmt.Sprintf("a hook wants the prompt confirmed (%s): %v", reason, err)}
+	}
+	if !ok {
+		return &PromptRejected{Message: "the user did not confirm the prompt"}
+	}
+	return nil
+}
+
+// loop runs steps until the model stops and AgentStop lets the turn end.
+func (t *turn) loop(ctx context.Context) error {
+	continuations := 0
+	for step := 0; ; step++ {
+		if step >= t.a.MaxSteps {
+			return fmt.Errorf("the turn stopped after %d model calls (agent.max_steps)", t.a.MaxSteps)
+		}
+		calls, err := t.step(ctx)
+		if err != nil {
+			return err
+		}
+		if len(calls) > 0 {
+			for i := range calls {
+				if err := t.runTool(ctx, calls[i]); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		// 6. AgentStop.
+		rep, err := t.a.App.Hooks.DispatchReport(ctx, t.scope.Payload(plugin.HookAgentStop))
+		if err != nil {
+			return err
+		}
+		if rep.Result.Decision != plugin.DecisionDeny || continuations >= maxContinuations {
+			if n := len(t.out.Messages); n > 0 {
+				last := &t.out.Messages[n-1]
+				last.Hooks = append(last.Hooks, lifecycleRuns(rep)...)
+				t.a.Store.UpdateMessage(context.WithoutCancel(ctx), last)
+			}
+			return nil
+		}
+		continuations++
+		msg := rep.Result.Message
+		if msg == "" {
+			msg = "Continue."
+		}
+		if err := t.store(ctx, &chat.Message{Role: chat.RoleUser, Text: msg, Hooks: lifecycleRuns(rep)}); err != nil {
+			return err
+		}
+	}
+}
+
+// step makes one model call and stores the assistant message.
+func (t *turn) step(ctx context.Context) ([]chat.ToolCall, error) {
+	history, err := t.history(ctx)
+	if err != nil {
+		return nil, err
+	}
+	params, steps := t.a.App.Runner.ChatParams(t.ctx(ctx), pipeline.ChatInput{SessionID: t.sess.ID, Agent: t.req.Agent, Model: t.model, Specified: t.req.Specified})
+	req := provider.Request{Model: t.model, Params: params, System: t.a.App.Config.Agent.System, Messages: history, Tools: t.toolSpecs()}
+	res, err := t.prov.Stream(ctx, req, func(e provider.Event) {
+		if e.TextDelta != "" {
+			t.emit(Event{Type: "text", Text: e.TextDelta})
+			t.a.App.Bus.Publish(EventTextDelta, map[string]any{"sessionID": t.sess.ID, "text": e.TextDelta})
+		}
+	})
+	msg := &chat.Message{Role: chat.RoleAssistant, Text: res.Text, ToolCalls: res.ToolCalls, Usage: &res.Usage, Hooks: pipelineRuns(steps)}
+	if err != nil {
+		msg.Status, msg.Error = chat.StatusError, err.Error()
+		if ctx.Err() != nil {
+			msg.Status = chat.StatusInterrupted
+		}
+		t.store(ctx, msg)
+		return nil, fmt.Errorf("model %s: %w", t.model.Name(), err)
+	}
+	t.scope.Usage = t.scope.Usage.Add(res.Usage)
+	if err := t.a.Store.AddUsage(context.WithoutCancel(ctx), t.sess.ID, res.Usage); err != nil {
+		return nil, err
+	}
+	if err := t.store(ctx, msg); err != nil {
+		return nil, err
+	}
+	if res.Text != "" {
+		t.out.Text = res.Text
+	}
+	return res.ToolCalls, nil
+}
+
+func (t *turn) toolSpecs() []provider.ToolSpec {
+	defs := t.a.App.Tools.List()
+	out := make([]provider.ToolSpec, 0, len(defs))
+	for _, d := range defs {
+		out = append(out, provider.ToolSpec{Name: d.ID, Description: d.Description, Parameters: d.Parameters})
+	}
+	return out
+}
+
+// runTool runs one tool call and stores its result.
+func (t *turn) runTool(ctx context.Context, call chat.ToolCall) error {
+	t.emit(Event{Type: "tool.start", Call: &call})
+	var args map[string]any
+	var res tool.Result
+	var rep pipeline.ToolReport
+	var err error
+	if jerr := json.Unmarshal(call.Args, &args); jerr != nil || args == nil {
+		err = fmt.Errorf("the arguments of %s are not a JSON object", call.Tool)
+	} else {
+		assistantID := ""
+		if n := len(t.out.Messages); n > 0 {
+			assistantID = t.out.Messages[n-1].ID
+		}
+		tc := tool.Call{SessionID: t.sess.ID, MessageID: assistantID, CallID: call.ID, Agent: t.req.Agent, Cwd: t.a.App.Cwd}
+		res, rep, err = t.a.App.Runner.CallTool(t.ctx(ctx), tc, call.Tool, args)
+	}
+	if ctx.Err() != nil && err != nil {
+		return ctx.Err()
+	}
+	result := &chat.Result{CallID: call.ID, Tool: call.Tool, Title: res.Title, Output: res.Output, Metadata: res.Metadata}
+	if err != nil {
+		result.IsError, result.Output, result.Title = true, err.Error(), call.Tool
+	}
+	if rep.Post != nil && rep.Post.Result.Decision == plugin.DecisionDeny && rep.Post.Result.Message != "" {
+		result.Output += "\n\n(a " + string(rep.Post.Event) + " hook objects: " + rep.Post.Result.Message + ")"
+	}
+	msg := &chat.Message{Role: chat.RoleTool, Result: result, Hooks: toolRuns(rep)}
+	if err := t.store(ctx, msg); err != nil {
+		return err
+	}
+	t.emit(Event{Type: "tool.end", Call: &call, Result: result, Message: msg})
+	return nil
+}
+
+// lifecycleRuns turns a dispatch report into hook runs.
+func lifecycleRuns(rep *plugin.Report) []chat.HookRun {
+	if rep == nil {
+		return nil
+	}
+	out := make([]chat.HookRun, 0, len(rep.Handlers))
+	for _, h := range rep.Handlers {
+		out = append(out, chat.HookRun{Kind: "lifecycle", Hook: string(rep.Event), Source: h.Source, Outcome: string(h.Outcome),
+			Decision: string(h.Decision), Error: h.Error, DurationUs: h.Duration.Microseconds()})
+	}
+	return out
+}
+
+func pipelineRuns(steps []pipeline.Step) []chat.HookRun {
+	out := make([]chat.HookRun, 0, len(steps))
+	for _, s := range steps {
+		out = append(out, chat.HookRun{Kind: "pipeline", Hook: s.Hook, Source: s.Plugin, Outcome: s.Outcome, Error: s.Error,
+			DurationUs: s.Duration.Microseconds()})
+	}
+	return out
+}
+
+// toolRuns lists a tool call's hooks in the order they ran.
+func toolRuns(rep pipeline.ToolReport) []chat.HookRun {
+	out := lifecycleRuns(rep.Pre)
+	out = append(out, pipelineRuns(rep.Steps)...)
+	return append(out, lifecycleRuns(rep.Post)...)
+}
+
+// toData turns a value into JSON-shaped data for the bus.
+func toData(v any) map[string]any {
+	b, _ := json.Marshal(v)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return m
+}

@@ -1,0 +1,342 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/podcode/podcode/internal/agent"
+	"github.com/podcode/podcode/internal/apptest"
+	"github.com/podcode/podcode/internal/bus"
+	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/guard"
+	"github.com/podcode/podcode/internal/store"
+	"github.com/podcode/podcode/plugin"
+)
+
+// recorder keeps every lifecycle payload, by event.
+type recorder struct {
+	mu       sync.Mutex
+	payloads []plugin.HookPayload
+}
+
+func (r *recorder) register(d *plugin.Dispatcher) error {
+	for _, ev := range plugin.HookEvents() {
+		if err := d.Register(ev, func(_ context.Context, p *plugin.HookPayload) (*plugin.HookResult, error) {
+			r.mu.Lock()
+			cp := *p
+			cp.Extra = map[string]any{}
+			for k, v := range p.Extra {
+				cp.Extra[k] = v
+			}
+			r.payloads = append(r.payloads, cp)
+			r.mu.Unlock()
+			return nil, nil
+		}, plugin.WithSource("recorder")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *recorder) events() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, p := range r.payloads {
+		s := string(p.Event)
+		if p.ToolName != "" {
+			s += ":" + p.ToolName
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, " ")
+}
+
+type env struct {
+	ag   *agent.Agent
+	st   *store.Store
+	rec  *recorder
+	logs *apptest.Logs
+	bus  []string
+	mu   sync.Mutex
+}
+
+func newEnv(t *testing.T, p apptest.Project, extra ...func(*plugin.Dispatcher) error) *env {
+	t.Helper()
+	e := &env{rec: &recorder{}}
+	p.Hooks = func(d *plugin.Dispatcher) error {
+		if err := e.rec.register(d); err != nil {
+			return err
+		}
+		for _, f := range extra {
+			if err := f(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	a, logs := apptest.Boot(t, p)
+	e.logs = logs
+	st, err := store.Open(context.Background(), filepath.Join(a.Cwd, ".podcode", "podcode.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	a.Bus.Subscribe("", "test", func(ev bus.Event) {
+		e.mu.Lock()
+		e.bus = append(e.bus, ev.Type)
+		e.mu.Unlock()
+	})
+	e.ag = agent.New(a, st)
+	e.st = st
+	return e
+}
+
+func (e *env) turn(t *testing.T, prompt string) (*agent.TurnResult, error) {
+	t.Helper()
+	sess, err := e.ag.NewSession(context.Background(), agent.SessionRequest{Channel: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.ag.Run(context.Background(), agent.TurnRequest{SessionID: sess.ID, Prompt: prompt, Channel: "cli"})
+}
+
+// covers L1 L5
+func TestTurnFiresEveryHookInOrder(t *testing.T) {
+	e := newEnv(t, apptest.Project{Files: map[string]string{"notes.txt": "hello notes",
+		".podcode/plugins/trail.js": `export default { id: "trail", server: () => ({
+			"chat.params": (p) => ({ ...p, temperature: 0.1 }),
+			"tool.execute.before": (i) => ({ ...i, args: { ...i.args } }),
+			"tool.execute.after": (i) => ({ ...i, result: { ...i.result, output: i.result.output + " [seen]" } }),
+		}) }`}})
+	res, err := e.turn(t, "please read\n/tool read {\"path\": \"notes.txt\"}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.rec.events(); got != "SessionStart UserPromptSubmit PreToolUse:read PostToolUse:read AgentStop" {
+		t.Errorf("lifecycle order: %s", got)
+	}
+	roles := []string{}
+	for _, m := range res.Messages {
+		roles = append(roles, m.Role)
+	}
+	if strings.Join(roles, ",") != "user,assistant,tool,assistant" {
+		t.Fatalf("messages %v", roles)
+	}
+	tm := res.Messages[2]
+	if !strings.Contains(tm.Result.Output, "hello notes") || !strings.HasSuffix(tm.Result.Output, "[seen]") {
+		t.Errorf("tool result %q", tm.Result.Output)
+	}
+	var hooks []string
+	for _, h := range tm.Hooks {
+		hooks = append(hooks, h.Hook+"/"+h.Source+"/"+h.Outcome)
+	}
+	want := "PreToolUse/config:permission/abstained PreToolUse/recorder/abstained tool.execute.before/trail/changed tool.execute.after/trail/changed PostToolUse/recorder/abstained"
+	if strings.Join(hooks, " ") != want {
+		t.Errorf("tool message hooks:\n%s\nwant\n%s", strings.Join(hooks, " "), want)
+	}
+	if h := res.Messages[1].Hooks; len(h) != 1 || h[0].Hook != "chat.params" || h[0].Outcome != "changed" {
+		t.Errorf("assistant hooks %+v", h)
+	}
+	if res.Text != "Tool read returned:\n     1\thello notes\n [seen]" {
+		t.Errorf("final text %q", res.Text)
+	}
+	// Every payload carries the session, the channel, and extra.model/max_context/usage.
+	e.rec.mu.Lock()
+	defer e.rec.mu.Unlock()
+	for _, p := range e.rec.payloads {
+		if p.SessionID != res.Session.ID || p.Channel != "cli" || p.Extra[plugin.ExtraModel] != "offline/echo" ||
+			p.Extra[plugin.ExtraMaxContext] != 128000 || p.Extra[plugin.ExtraUsage] == nil {
+			t.Errorf("%s payload %+v", p.Event, p)
+		}
+		if p.Event == plugin.HookPostToolUse && (p.ToolOutput == "" || p.ToolInput != `{"path":"notes.txt"}`) {
+			t.Errorf("PostToolUse payload %+v", p)
+		}
+	}
+	if res.Session.Status != store.SessionIdle || res.Session.Usage.Input == 0 {
+		t.Errorf("session %+v", res.Session)
+	}
+	stored, _ := e.st.Messages(context.Background(), res.Session.ID)
+	if len(stored) != 4 || len(stored[2].Hooks) != 5 {
+		t.Errorf("stored %d messages", len(stored))
+	}
+}
+
+func TestPromptRejectedByHook(t *testing.T) {
+	e := newEnv(t, apptest.Project{}, func(d *plugin.Dispatcher) error {
+		return d.Register(plugin.HookUserPromptSubmit, func(_ context.Context, p *plugin.HookPayload) (*plugin.HookResult, error) {
+			if strings.Contains(fmt.Sprint(p.Extra["prompt"]), "password") {
+				return &plugin.HookResult{Decision: plugin.DecisionDeny, Message: "no secrets in prompts"}, nil
+			}
+			return nil, nil
+		})
+	})
+	_, err := e.turn(t, "my password is hunter2")
+	var rej *agent.PromptRejected
+	if !errors.As(err, &rej) || rej.Message != "no secrets in prompts" {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestPermissionPolicyAndHookDeny(t *testing.T) {
+	e := newEnv(t, apptest.Project{Config: map[string]any{"permission": map[string]any{"bash": "deny", "b*": "allow", "*": "ask"}}},
+		func(d *plugin.Dispatcher) error {
+			return d.Register(plugin.HookPreToolUse, func(_ context.Context, p *plugin.HookPayload) (*plugin.HookResult, error) {
+				return &plugin.HookResult{Decision: plugin.DecisionAllow}, nil
+			}, plugin.WithSource("allow-all"))
+		})
+	res, err := e.turn(t, "/tool bash {\"command\": \"echo hi\"}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := res.Messages[2].Result
+	if !out.IsError || !strings.Contains(out.Output, "bash was denied") || !strings.Contains(out.Output, `permission rule "bash" says deny`) {
+		t.Errorf("a config deny must beat a hook's allow: %+v", out)
+	}
+	// "*" says ask and nobody can answer here: refused, saying so.
+	res, _ = e.turn(t, "/tool glob {\"pattern\": \"*\"}")
+	if out := res.Messages[2].Result; !out.IsError || !strings.Contains(out.Output, "nobody can answer") {
+		t.Errorf("ask without an asker: %+v", out)
+	}
+}
+
+type yes struct{ asked []guard.Question }
+
+func (y *yes) Ask(_ context.Context, q guard.Question) (bool, error) {
+	y.asked = append(y.asked, q)
+	return q.Tool == "glob", nil
+}
+
+func TestAskGoesToTheAsker(t *testing.T) {
+	e := newEnv(t, apptest.Project{Config: map[string]any{"permission": map[string]any{"*": "ask"}}})
+	asker := &yes{}
+	e.ag.App.Guard.Asker = asker
+	res, err := e.turn(t, "/tool glob {\"pattern\": \"*.json\"}\n/tool grep {\"pattern\": \"x\"}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Messages[2].Result.IsError || !strings.Contains(res.Messages[2].Result.Output, "podcode.json") {
+		t.Errorf("approved glob: %+v", res.Messages[2].Result)
+	}
+	if r := res.Messages[3].Result; !r.IsError || !strings.Contains(r.Output, "refused to run grep") {
+		t.Errorf("refused grep: %+v", r)
+	}
+	if len(asker.asked) != 2 || asker.asked[0].SessionID != res.Session.ID {
+		t.Errorf("questions %+v", asker.asked)
+	}
+}
+
+func TestLoopGuard(t *testing.T) {
+	e := newEnv(t, apptest.Project{Files: map[string]string{"a.txt": "a"}})
+	line := "/tool read {\"path\": \"a.txt\"}"
+	res, err := e.turn(t, line+"\n"+line+"\n"+line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs []bool
+	for _, m := range res.Messages {
+		if m.Result != nil {
+			outs = append(outs, m.Result.IsError)
+		}
+	}
+	if fmt.Sprint(outs) != "[false false true]" || !strings.Contains(res.Messages[4].Result.Output, "3 times in a row") {
+		t.Errorf("loop guard: %v %+v", outs, res.Messages[4].Result)
+	}
+}
+
+func TestAgentStopDenyContinues(t *testing.T) {
+	n := 0
+	e := newEnv(t, apptest.Project{}, func(d *plugin.Dispatcher) error {
+		return d.Register(plugin.HookAgentStop, func(context.Context, *plugin.HookPayload) (*plugin.HookResult, error) {
+			n++
+			if n == 1 {
+				return &plugin.HookResult{Decision: plugin.DecisionDeny, Message: "also run the tests"}, nil
+			}
+			return nil, nil
+		})
+	})
+	res, err := e.turn(t, "done?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, m := range res.Messages {
+		texts = append(texts, m.Role+":"+m.Text)
+	}
+	if strings.Join(texts, "|") != "user:done?|assistant:You said: done?|user:also run the tests|assistant:You said: also run the tests" {
+		t.Errorf("messages %q", texts)
+	}
+}
+
+func TestSubAgentFiresItsHooks(t *testing.T) {
+	e := newEnv(t, apptest.Project{Files: map[string]string{"b.txt": "bee"}})
+	prompt := "/tool task " + mustJSON(map[string]any{"description": "read b", "prompt": "/tool read {\"path\": \"b.txt\"}"})
+	res, err := e.turn(t, prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "SessionStart UserPromptSubmit PreToolUse:task SubAgentStart SessionStart UserPromptSubmit PreToolUse:read PostToolUse:read AgentStop SubAgentStop PostToolUse:task AgentStop"
+	if got := e.rec.events(); got != want {
+		t.Errorf("order:\n%s\nwant\n%s", got, want)
+	}
+	r := res.Messages[2].Result
+	if r.IsError || !strings.Contains(r.Output, "bee") || r.Metadata["sessionID"] == nil {
+		t.Errorf("task result %+v", r)
+	}
+	child, err := e.st.Session(context.Background(), store.DefaultTenant, r.Metadata["sessionID"].(string))
+	if err != nil || child.ParentID != res.Session.ID {
+		t.Errorf("child %+v %v", child, err)
+	}
+}
+
+func TestCompaction(t *testing.T) {
+	e := newEnv(t, apptest.Project{Config: map[string]any{"model": "offline/tiny", "provider": map[string]any{"offline": map[string]any{
+		"models": map[string]any{"tiny": map[string]any{"limit": map[string]any{"context": 400, "output": 100}}}}}}})
+	sess, _ := e.ag.NewSession(context.Background(), agent.SessionRequest{})
+	for i := 0; i < 8; i++ {
+		if _, err := e.ag.Run(context.Background(), agent.TurnRequest{SessionID: sess.ID, Prompt: strings.Repeat(fmt.Sprintf("turn %d ", i), 20)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !strings.Contains(e.rec.events(), "PreCompact PostCompact") {
+		t.Fatalf("no compaction: %s", e.rec.events())
+	}
+	msgs, _ := e.st.Messages(context.Background(), sess.ID)
+	found := false
+	for _, m := range msgs {
+		if m.Role == chat.RoleSummary {
+			found = true
+			if !strings.HasPrefix(m.Text, "Summary of ") || m.Through == 0 || !strings.Contains(m.Text, "the user asked: turn 0") {
+				t.Errorf("summary %+v", m)
+			}
+		}
+	}
+	if !found {
+		t.Error("no summary stored")
+	}
+}
+
+func TestDeleteSessionFiresSessionEnd(t *testing.T) {
+	e := newEnv(t, apptest.Project{})
+	res, _ := e.turn(t, "hi")
+	if err := e.ag.DeleteSession(context.Background(), store.DefaultTenant, res.Session.ID); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(e.rec.events(), "SessionEnd") {
+		t.Errorf("events %s", e.rec.events())
+	}
+	if _, err := e.st.Session(context.Background(), store.DefaultTenant, res.Session.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("still there: %v", err)
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,163 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/plugin"
+)
+
+// Compaction: when the history the model would see passes compactAt of the
+// model's context window, the older messages (all but the recent ones, cut
+// at a user message so that no tool call is separated from its result) are
+// replaced by a summary message.
+const (
+	compactAt  = 0.8
+	keepRecent = 6
+	summaryCap = 4000 // characters
+)
+
+// history returns what the model sees: the latest summary, then every
+// message after what it summarizes. It compacts first when needed.
+func (t *turn) history(ctx context.Context) ([]chat.Message, error) {
+	all, err := t.a.Store.Messages(ctx, t.sess.ID)
+	if err != nil {
+		return nil, err
+	}
+	msgs := visible(all)
+	limit := t.model.Limit.Context
+	if limit <= 0 || estimate(msgs) < int(float64(limit)*compactAt) {
+		return msgs, nil
+	}
+	cut := cutPoint(msgs)
+	if cut <= 0 {
+		return msgs, nil
+	}
+	p := t.scope.Payload(plugin.HookPreCompact)
+	p.Extra["messages"] = cut
+	rep, err := t.a.App.Hooks.DispatchReport(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if rep.Result.Decision == plugin.DecisionDeny {
+		t.a.App.Log.Info("agent: a PreCompact hook declined compaction", "session", t.sess.ID, "message", rep.Result.Message)
+		return msgs, nil
+	}
+	summary := &chat.Message{Role: chat.RoleSummary, Text: summarize(msgs[:cut]), Through: msgs[cut-1].Seq, Hooks: lifecycleRuns(rep)}
+	if err := t.store(ctx, summary); err != nil {
+		return nil, err
+	}
+	post := t.scope.Payload(plugin.HookPostCompact)
+	post.Extra["messages"] = cut
+	if rep, err := t.a.App.Hooks.DispatchReport(ctx, post); err == nil {
+		summary.Hooks = append(summary.Hooks, lifecycleRuns(rep)...)
+		t.a.Store.UpdateMessage(context.WithoutCancel(ctx), summary)
+	}
+	t.a.App.Bus.Publish(EventCompacted, map[string]any{"sessionID": t.sess.ID, "summarized": cut})
+	return append([]chat.Message{*summary}, msgs[cut:]...), nil
+}
+
+// visible is the latest summary and the messages after what it covers.
+func visible(all []chat.Message) []chat.Message {
+	last := -1
+	for i, m := range all {
+		if m.Role == chat.RoleSummary {
+			last = i
+		}
+	}
+	if last < 0 {
+		return all
+	}
+	out := []chat.Message{all[last]}
+	for _, m := range all {
+		if m.Role != chat.RoleSummary && m.Seq > all[last].Through {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// cutPoint is where the recent messages start: a user message with at
+// least keepRecent messages from it on, or 0 when there is none.
+func cutPoint(msgs []chat.Message) int {
+	for i := len(msgs) - keepRecent; i > 0; i-- {
+		if msgs[i].Role == chat.RoleUser {
+			return i
+		}
+	}
+	return 0
+}
+
+// estimate counts about four characters a token.
+func estimate(msgs []chat.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += len(m.Text) + 16
+		for _, c := range m.ToolCalls {
+			n += len(c.Args) + len(c.Tool)
+		}
+		if m.Result != nil {
+			n += len(m.Result.Output)
+		}
+	}
+	return n / 4
+}
+
+// summarize writes a plain summary of msgs: what was asked, which tools
+// ran with what outcome, what was answered; each line shortened, the whole
+// capped. It needs no model, so it works offline and never fails.
+func summarize(msgs []chat.Message) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Summary of %d earlier messages:\n", len(msgs))
+	for _, m := range msgs {
+		var line string
+		switch m.Role {
+		case chat.RoleUser:
+			line = "- the user asked: " + shorten(m.Text, 300)
+		case chat.RoleAssistant:
+			var tools []string
+			for _, c := range m.ToolCalls {
+				tools = append(tools, c.Tool)
+			}
+			switch {
+			case len(tools) > 0:
+				line = "- the assistant called " + strings.Join(tools, ", ")
+			case m.Text != "":
+				line = "- the assistant answered: " + shorten(m.Text, 300)
+			}
+		case chat.RoleTool:
+			if m.Result != nil {
+				state := "returned"
+				if m.Result.IsError {
+					state = "failed"
+				}
+				line = fmt.Sprintf("- %s %s: %s", m.Result.Tool, state, shorten(m.Result.Output, 200))
+			}
+		case chat.RoleSummary:
+			line = shorten(m.Text, 1000)
+		}
+		if line == "" {
+			continue
+		}
+		if b.Len()+len(line) > summaryCap {
+			b.WriteString("- …\n")
+			break
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
