@@ -381,8 +381,8 @@ func (d *Dispatcher) dispatch(ctx context.Context, p *HookPayload, rep *Report, 
 				r.ctx.cancel(ctx.Err())
 			}
 		}
-		stopped := r.timer.Stop() // false: expire ran or is running, and may still touch r
-		st = r.state.Load()
+		stopped := r.timer.Stop()  // false: expire ran or is running, and may still touch r
+		st = r.state.Or(closedBit) // close the run: the worker starts and publishes nothing more
 		if int(st/2) == len(c.run) {
 			r.ctx.cancel(context.Canceled)
 			pooled = stopped

@@ -461,3 +461,53 @@ func TestConcurrentDispatchAndRegister(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+type nilErr struct{ msg string }
+
+func (e *nilErr) Error() string { return e.msg } // panics on a nil *nilErr
+
+// A handler returning a typed nil error (a non-nil interface whose Error
+// panics) is an error of that handler, not a crash of the host.
+func TestTypedNilErrorIsIsolated(t *testing.T) {
+	d, logs := newTestDispatcher(t)
+	mustRegister(t, d, HookPreToolUse, func(context.Context, *HookPayload) (*HookResult, error) {
+		var e *nilErr
+		return nil, e
+	}, WithSource("typed-nil"), FailClosed())
+	res, err := d.Dispatch(context.Background(), &HookPayload{Event: HookPreToolUse})
+	if err != nil || res.Decision != DecisionDeny || !strings.Contains(res.Message, "nilErr") {
+		t.Errorf("%+v %v", res, err)
+	}
+	if _, ok := logs.find("failed", "source=typed-nil"); !ok {
+		t.Errorf("not logged: %q", logs.lines())
+	}
+}
+
+// A handler reported as skipped never runs afterwards, however the
+// deadline and the worker race.
+func TestSkippedHandlerNeverRuns(t *testing.T) {
+	for i := 0; i < 2000; i++ {
+		d, _ := newTestDispatcher(t, WithTimeout(time.Nanosecond))
+		var ran sync.WaitGroup
+		var mu sync.Mutex
+		started := false
+		mustRegister(t, d, HookPreToolUse, func(context.Context, *HookPayload) (*HookResult, error) {
+			mu.Lock()
+			started = true
+			mu.Unlock()
+			return nil, nil
+		})
+		rep, _ := d.DispatchReport(context.Background(), &HookPayload{Event: HookPreToolUse})
+		if rep.Handlers[0].Outcome != OutcomeSkipped {
+			continue
+		}
+		ran.Wait()
+		time.Sleep(200 * time.Microsecond) // time for a worker that would still start
+		mu.Lock()
+		s := started
+		mu.Unlock()
+		if s {
+			t.Fatalf("iteration %d: a handler reported as skipped ran", i)
+		}
+	}
+}

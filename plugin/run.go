@@ -14,10 +14,14 @@ import (
 // caller) fills it, hands it to a pool goroutine (the worker), and waits for
 // the worker's signal on finished, for the deadline, or for its own context.
 //
-// Ownership: the worker alone writes copies, slots and data. It publishes
-// slot i by storing state after writing it; the caller reads state once
-// after waking and then reads only the slots below it, so a handler that
-// returns after being abandoned never races with the caller.
+// Ownership: the worker alone writes copies, slots and data; the caller
+// reads only the slots the worker published. The handshake is state: the
+// worker starts handler i by moving it from 2i to 2i+1 and publishes its
+// slot by moving it on to 2i+2, both by compare-and-swap; the caller, done
+// waiting, sets the closed bit and keeps the value it replaced. A swap that
+// fails means the caller closed the run: the worker starts nothing more and
+// publishes nothing more, so a handler reported as skipped never runs, and
+// one that returns after being abandoned never races with the report.
 //
 // A run whose handlers all finished is cleared and reused (runPool); an
 // abandoned run stays with its worker and is left to the garbage collector.
@@ -32,8 +36,9 @@ type run struct {
 	extra []kv           // base.Extra's entries: the reference for the Extra check
 	work  map[string]any // the copy of base.Extra the handlers share
 	spare map[string]any // the map work uses while no handler has written to it
-	// state is 2*done + running: done handlers have finished and their
-	// slots are published; running is 1 while handler done runs.
+	// state is 2*done + running (+ closed): done handlers have finished and
+	// their slots are published; running is 1 while handler done runs;
+	// closed is set once by the caller when it stops waiting.
 	state atomic.Int32
 
 	finished chan struct{} // buffered: the worker's last act on a complete run, or the deadline
@@ -60,22 +65,21 @@ func (r *run) release(n int) {
 // exec runs the handlers from index from on, and signals the caller when
 // all of them have finished.
 func (r *run) exec(from int) {
-	last := len(r.chain.run) - 1
-	if from <= last {
-		if r.ctx.Err() != nil {
-			return // the caller has stopped waiting
-		}
-		r.state.Store(int32(2*from + 1))
-	}
 	prev := clock()
-	for i := from; i <= last; i++ {
-		prev = r.step(i, prev)
-		if i < last && r.state.Load()&1 == 0 {
-			return // record saw the caller stop waiting
+	for i := from; i < len(r.chain.run); i++ {
+		if !r.state.CompareAndSwap(int32(2*i), int32(2*i+1)) {
+			return // the caller closed the run: start nothing more
+		}
+		var ok bool
+		if prev, ok = r.step(i, prev); !ok {
+			return
 		}
 	}
 	r.signal()
 }
+
+// closedBit marks a run the caller stopped waiting for.
+const closedBit = 1 << 30
 
 // epoch anchors clock. Durations are measured as clock() offsets because
 // time.Since reads only the monotonic clock, half the cost of time.Now, and a
@@ -143,9 +147,9 @@ func (r *run) workChanged() bool {
 	return false
 }
 
-// step runs handler i and publishes its slot. prev and the result are
-// clock() readings.
-func (r *run) step(i int, prev time.Duration) time.Duration {
+// step runs handler i and publishes its slot. prev and the time returned
+// are clock() readings; ok is false when the caller closed the run meanwhile.
+func (r *run) step(i int, prev time.Duration) (time.Duration, bool) {
 	p := &r.copies[i]
 	*p = r.base
 	p.Extra = r.work
@@ -176,8 +180,9 @@ func (r *run) call(i int, p *HookPayload, prev time.Duration) (res *HookResult, 
 			pv = panicked{value: v, stack: debug.Stack()}
 			return
 		}
-		r.record(i, nil, nil, goexit{}, prev)
-		go r.exec(i + 1)
+		if _, ok := r.record(i, nil, nil, goexit{}, prev); ok {
+			go r.exec(i + 1)
+		}
 	}()
 	res, err = r.chain.run[i].h(r.ctx, p)
 	returned = true
@@ -186,8 +191,8 @@ func (r *run) call(i int, p *HookPayload, prev time.Duration) (res *HookResult, 
 
 // record fills slot i from what handler i did, logs a failure, gives the
 // next handler a fresh copy of Extra if this one wrote to it, and publishes
-// the slot.
-func (r *run) record(i int, res *HookResult, err error, pv any, prev time.Duration) time.Duration {
+// the slot; ok is false when the caller closed the run first.
+func (r *run) record(i int, res *HookResult, err error, pv any, prev time.Duration) (time.Duration, bool) {
 	e := r.chain.run[i]
 	now := clock()
 	s := &r.slots[i]
@@ -205,7 +210,7 @@ func (r *run) record(i int, res *HookResult, err error, pv any, prev time.Durati
 		}
 		r.d.log().Error("plugin: hook handler panicked", attrs...)
 	case err != nil:
-		s.Outcome, s.Error = OutcomeError, err.Error()
+		s.Outcome, s.Error = OutcomeError, errorText(err)
 	case res == nil:
 		s.Outcome = OutcomeAbstained
 	case res.Decision == "":
@@ -232,14 +237,21 @@ func (r *run) record(i int, res *HookResult, err error, pv any, prev time.Durati
 		r.spare = nil
 		r.fillWork(make(map[string]any, len(r.extra)))
 	}
-	next := int32(2 * (i + 1))
 	if i+1 == len(r.chain.run) {
 		r.end = now
-	} else if r.ctx.Err() == nil {
-		next++ // handler i+1 runs next
 	}
-	r.state.Store(next)
-	return now
+	return now, r.state.CompareAndSwap(int32(2*i+1), int32(2*i+2))
+}
+
+// errorText is err's message; a handler's error must not be able to crash
+// the worker (a typed nil pointer in an error interface panics in Error).
+func errorText(err error) (s string) {
+	defer func() {
+		if v := recover(); v != nil {
+			s = fmt.Sprintf("%T (its Error method panicked: %v)", err, v)
+		}
+	}()
+	return err.Error()
 }
 
 // failClosed turns the failure recorded in s into a deny.

@@ -19,6 +19,7 @@ import (
 	"github.com/podcode/podcode/internal/bus"
 	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/jsrt"
+	"github.com/podcode/podcode/internal/tool"
 	"github.com/podcode/podcode/internal/version"
 )
 
@@ -314,18 +315,19 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 	// Step 6: drain the tool hook once.
 	if p.Implements(HookTool) {
 		toolCtx, cancel := context.WithTimeout(ctx, hookToolTimeout)
-		_, err := rt.Call(toolCtx, func(vm *goja.Runtime) (goja.Value, error) {
+		defs, err := rt.Call(toolCtx, func(vm *goja.Runtime) (goja.Value, error) {
 			return p.fns[HookTool](p.hooks, vm.NewObject())
 		}, func(vm *goja.Runtime, v goja.Value) (any, error) {
-			return nil, p.drainTools(vm, v)
+			return p.drainTools(vm, v)
 		})
 		cancel()
-		if err != nil {
+		if err == nil {
+			p.Tools, _ = defs.([]*tool.Def)
+		} else {
 			if errors.Is(err, context.DeadlineExceeded) {
 				err = fmt.Errorf("exceeded %dms", hookToolTimeout.Milliseconds())
 			}
 			l.warn("plugin: tool hook threw at init", "plugin", p.ID, "error", err.Error())
-			p.Tools = nil
 		}
 	}
 	p.Boot = time.Since(start)

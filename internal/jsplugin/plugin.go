@@ -118,17 +118,18 @@ func (p *Plugin) Close() {
 	p.rt.Close()
 }
 
-// drainTools calls the tool hook once (SPEC H9) and converts its ToolDefs.
-// It runs on the loop.
-func (p *Plugin) drainTools(vm *goja.Runtime, v goja.Value) error {
+// drainTools converts what the tool hook returned (SPEC H9) into tools. It
+// runs on the loop; the loader keeps the result only if it came in time.
+func (p *Plugin) drainTools(vm *goja.Runtime, v goja.Value) ([]*tool.Def, error) {
 	if goja.IsUndefined(v) || goja.IsNull(v) {
-		return nil
+		return nil, nil
 	}
 	obj, ok := v.(*goja.Object)
 	if !ok || obj.ClassName() != "Array" {
 		p.rt.Log().Warn("plugin: tool hook returned something other than an array; ignored", "got", v.ExportType().String())
-		return nil
+		return nil, nil
 	}
+	var defs []*tool.Def
 	jsonSchema, _ := goja.AssertFunction(p.helpers.Get("jsonSchema"))
 	n := int(obj.Get("length").ToInteger())
 	for i := 0; i < n; i++ {
@@ -137,9 +138,9 @@ func (p *Plugin) drainTools(vm *goja.Runtime, v goja.Value) error {
 			p.rt.Log().Warn("plugin: invalid ToolDef; skipped", "index", i, "error", err.Error())
 			continue
 		}
-		p.Tools = append(p.Tools, def)
+		defs = append(defs, def)
 	}
-	return nil
+	return defs, nil
 }
 
 func (p *Plugin) toolDef(vm *goja.Runtime, jsonSchema goja.Callable, v goja.Value) (*tool.Def, error) {
@@ -249,8 +250,8 @@ func (p *Plugin) execute(ctx context.Context, id string, call tool.Call, args ma
 		c.Set("abort", signal)
 		return p.tools[id].execute(goja.Undefined(), a, c)
 	}, nil)
-	if err == nil && stopAbort != nil {
-		stopAbort() // settled: ctx.abort stays unaborted when cancel runs below
+	if ctx.Err() == nil && stopAbort != nil {
+		stopAbort() // settled, or threw: ctx.abort stays unaborted when cancel runs below
 	}
 	if ctx.Err() == context.DeadlineExceeded && err != nil {
 		return tool.Result{}, fmt.Errorf("tool %s (plugin %s) did not finish within %s", id, p.ID, p.toolTimeout)

@@ -70,12 +70,13 @@ type Runtime struct {
 	rep  *repairer
 	noop goja.Callable
 
-	qmu    sync.Mutex
-	queue  []func()
-	wake   chan struct{}
-	closed chan struct{}
-	once   sync.Once
-	exited chan struct{}
+	qmu      sync.Mutex
+	queue    []func()
+	draining bool // the loop runs its last jobs: enqueue refuses
+	wake     chan struct{}
+	closed   chan struct{}
+	once     sync.Once
+	exited   chan struct{}
 
 	wmu     sync.Mutex // guards running, began and spun against the watchdog
 	running uint64     // the job on the loop, 0 between jobs
@@ -162,6 +163,10 @@ func (r *Runtime) enqueue(fn func()) bool {
 	default:
 	}
 	r.qmu.Lock()
+	if r.draining {
+		r.qmu.Unlock()
+		return false
+	}
 	r.queue = append(r.queue, fn)
 	r.qmu.Unlock()
 	select {
@@ -181,7 +186,10 @@ func (r *Runtime) loop() {
 			case <-r.wake:
 				continue
 			case <-r.closed:
-				// enqueue refuses new jobs now: run what was queued, then stop.
+				// Run what was queued, then stop; from here enqueue refuses.
+				r.qmu.Lock()
+				r.draining = true
+				r.qmu.Unlock()
 				for fn := r.next(); fn != nil; fn = r.next() {
 					r.runJob(fn)
 				}
@@ -215,14 +223,8 @@ func (r *Runtime) runJob(fn func()) {
 	r.wmu.Unlock()
 	r.dog.Reset(r.opts.JobLimit)
 
-	func() {
-		defer func() {
-			if v := recover(); v != nil {
-				r.logger().Error("jsrt: a job panicked", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-			}
-		}()
-		fn()
-	}()
+	r.protect(fn)
+	r.protect(r.reportRejections) // a rejection's value may have a throwing getter: under the watchdog too
 
 	r.dog.Stop()
 	r.wmu.Lock()
@@ -235,7 +237,25 @@ func (r *Runtime) runJob(fn func()) {
 		r.rep.repair()
 	}
 	r.vm.ClearInterrupt()
-	r.reportRejections()
+}
+
+// protect runs fn, turning a panic into a log line; the caller repairs the
+// runtime afterwards if the panic left it dirty.
+func (r *Runtime) protect(fn func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.logger().Error("jsrt: a job panicked", "panic", panicText(v), "stack", string(debug.Stack()))
+		}
+	}()
+	fn()
+}
+
+// panicText renders a recovered value without calling into a runtime.
+func panicText(v any) string {
+	if ex, ok := v.(*goja.Exception); ok {
+		return describe(ex.Value())
+	}
+	return fmt.Sprint(v)
 }
 
 // watch is the watchdog: it stops the running job if that job has run for
@@ -260,7 +280,14 @@ func (r *Runtime) reportRejections() {
 
 // describe renders a thrown JavaScript value: an Error's stack, else its
 // string form.
-func describe(v goja.Value) string {
+func describe(v goja.Value) (s string) {
+	// A thrown value can be anything, with getters and toString that throw
+	// in turn: never let that escape (the job's repair cleans the runtime).
+	defer func() {
+		if recover() != nil {
+			s = "(a thrown value that cannot be shown)"
+		}
+	}()
 	if v == nil {
 		return "undefined"
 	}
@@ -344,6 +371,7 @@ func (r *Runtime) CallWithin(ctx context.Context, d time.Duration, start func(vm
 	}
 	c := &pendingCall{done: make(chan struct{})}
 	ok := r.enqueue(func() {
+		defer c.settleOnPanic()
 		if c.abandoned.Load() || ctx.Err() != nil {
 			c.settle(nil, ctx.Err()) // the caller left before the call started: do not start it
 			return
@@ -395,6 +423,16 @@ type pendingCall struct {
 	abandoned atomic.Bool // the caller stopped waiting
 }
 
+// settleOnPanic, deferred, settles c with an error if a panic passes, then
+// lets the panic go on (to the job's recovery, or back into JavaScript as
+// the exception it is), so that no caller waits for a call that died.
+func (c *pendingCall) settleOnPanic() {
+	if v := recover(); v != nil {
+		c.settle(nil, fmt.Errorf("jsrt: the call failed: %s", panicText(v)))
+		panic(v)
+	}
+}
+
 func (c *pendingCall) settle(v any, err error) {
 	if c.settled {
 		return
@@ -406,6 +444,11 @@ func (c *pendingCall) settle(v any, err error) {
 // await settles c with v, or with what v settles to if it is a promise.
 func (r *Runtime) await(v goja.Value, c *pendingCall, finish func(*goja.Runtime, goja.Value) (any, error)) {
 	conclude := func(v goja.Value) {
+		defer c.settleOnPanic()
+		if c.abandoned.Load() {
+			c.settle(nil, ErrTimeout) // nobody waits: do not convert, and finish has no effect
+			return
+		}
 		res, err := finish(r.vm, v)
 		c.settle(res, err)
 	}
@@ -430,6 +473,7 @@ func (r *Runtime) await(v goja.Value, c *pendingCall, finish func(*goja.Runtime,
 		return goja.Undefined()
 	})
 	onRejected := r.vm.ToValue(func(call goja.FunctionCall) goja.Value {
+		defer c.settleOnPanic()
 		c.settle(nil, &ThrowError{Message: describe(call.Argument(0))})
 		return goja.Undefined()
 	})

@@ -425,3 +425,42 @@ func TestViewsAreCopyOnWrite(t *testing.T) {
 		t.Errorf("keys = %v", v)
 	}
 }
+
+// Hostile values never crash the host, never hang a call, never stall the
+// loop in Go code the watchdog cannot interrupt.
+func TestHostileValues(t *testing.T) {
+	r, logs := newRT(t, `
+		function unprintable() { Promise.reject(Object.create(null)); return 1; }
+		function throwsUnprintable() { throw Object.create(null); }
+		function getterThrows() { return { get a() { throw new Error("getter bug"); } }; }
+		function asyncGetterThrows() { return Promise.resolve({ get a() { throw 1; } }); }
+		function decodeOverflow() { ArrayBuffer.isView = () => true; return new TextDecoder().decode({ buffer: new ArrayBuffer(1), byteOffset: 2 ** 62, byteLength: 2 ** 62 }); }
+		function dupKey(o) { delete o.a; o.a = 3; return Object.keys(o).join(",") + "|" + JSON.stringify(o); }
+		function hugeIndex(o) { try { o.list[2e7] = 1; } catch (e) {} return o.list.length; }
+		function doubling() { let v = 1; for (let i = 0; i < 40; i++) v = [v, v]; return v; }`)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if v, err := callGlobal(r, ctx, "unprintable"); err != nil || v != 1.0 {
+		t.Errorf("unprintable rejection: %v %v", v, err)
+	}
+	for _, fn := range []string{"throwsUnprintable", "getterThrows", "asyncGetterThrows", "decodeOverflow", "doubling"} {
+		if _, err := callGlobal(r, ctx, fn); err == nil || errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: err = %v, want an error at once", fn, err)
+		}
+	}
+	v, err := callGlobal(r, ctx, "dupKey", map[string]any{"a": 1.0, "b": 2.0})
+	if err != nil || v != `a,b|{"a":3,"b":2}` {
+		t.Errorf("dupKey = %v %v", v, err)
+	}
+	start := time.Now()
+	v, _ = callGlobal(r, ctx, "hugeIndex", map[string]any{"list": []any{1.0}})
+	if v != 1.0 || time.Since(start) > 2*time.Second {
+		t.Errorf("hugeIndex = %v after %s", v, time.Since(start))
+	}
+	if v, err := callGlobal(r, ctx, "dupKey", map[string]any{"a": 0.0}); err != nil || v == nil {
+		t.Errorf("the runtime stopped serving: %v %v", v, err)
+	}
+	if !strings.Contains(logs.String(), "unhandled promise rejection") {
+		t.Errorf("the rejection was not logged:\n%s", logs.String())
+	}
+}

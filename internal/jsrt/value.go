@@ -103,9 +103,15 @@ func Describe(v any) string {
 	return fmt.Sprintf("a Go %T", v)
 }
 
-// maxDepth bounds Export, so a cyclic or absurdly deep value is an error
-// rather than a stack overflow.
-const maxDepth = 64
+// Limits on data crossing a plugin boundary. Converting is Go code, which
+// the runtime's watchdog cannot interrupt, so a value too deep, too long or
+// too large (a DAG that doubles at every level) is an error rather than a
+// stalled loop or an exhausted memory.
+const (
+	maxDepth     = 64
+	maxArrayLen  = 1 << 20 // elements in one array
+	exportBudget = 1 << 20 // values in one export
+)
 
 // ToValue shows Go data to JavaScript (see the top of this file). It accepts
 // JSON-shaped data plus ints, json.Number, json.RawMessage, []string and
@@ -195,8 +201,8 @@ func (o *objectView) Set(k string, v goja.Value) bool {
 	}
 	_, inSrc := o.src[k]
 	_, had := o.vals[k]
-	if (!inSrc || o.deleted[k]) && !had {
-		o.added = append(o.added, k)
+	if !inSrc && !had {
+		o.added = append(o.added, k) // a key of src keeps its sorted place, even after a delete
 	}
 	delete(o.deleted, k)
 	o.vals[k] = v
@@ -255,7 +261,7 @@ func (o *objectView) Keys() []string {
 }
 
 // export returns the view's data and whether it differs from src.
-func (o *objectView) export(depth int) (any, bool, error) {
+func (o *objectView) export(depth int, budget *int) (any, bool, error) {
 	if !o.changed && len(o.vals) == 0 {
 		return o.src, false, nil
 	}
@@ -267,7 +273,7 @@ func (o *objectView) export(depth int) (any, bool, error) {
 			out[k] = o.src[k] // never assigned: a primitive read is unchanged
 			continue
 		}
-		x, changed, err := exportValue(v, depth+1)
+		x, changed, err := exportValue(v, depth+1, budget)
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: %w", k, err)
 		}
@@ -316,7 +322,7 @@ func (a *arrayView) Get(i int) goja.Value {
 
 func (a *arrayView) Set(i int, v goja.Value) bool {
 	a.init()
-	if i < 0 {
+	if i < 0 || i >= maxArrayLen {
 		return false
 	}
 	if i >= a.n {
@@ -329,7 +335,7 @@ func (a *arrayView) Set(i int, v goja.Value) bool {
 
 func (a *arrayView) SetLen(n int) bool {
 	a.init()
-	if n < 0 {
+	if n < 0 || n > maxArrayLen {
 		return false
 	}
 	for len(a.vals) < n {
@@ -343,7 +349,7 @@ func (a *arrayView) SetLen(n int) bool {
 	return true
 }
 
-func (a *arrayView) export(depth int) (any, bool, error) {
+func (a *arrayView) export(depth int, budget *int) (any, bool, error) {
 	if a.vals == nil {
 		return a.src, false, nil
 	}
@@ -355,7 +361,7 @@ func (a *arrayView) export(depth int) (any, bool, error) {
 			out[i] = a.src[i]
 			continue
 		}
-		x, changed, err := exportValue(v, depth+1)
+		x, changed, err := exportValue(v, depth+1, budget)
 		if err != nil {
 			return nil, false, fmt.Errorf("[%d]: %w", i, err)
 		}
@@ -388,14 +394,22 @@ func isView(v goja.Value) bool {
 // errors: values cross plugin boundaries as data. Dates become their ISO
 // string, as JSON.stringify would write them. Parts of a view the plugin did
 // not change are returned as the very data the view was made from.
-func Export(_ *goja.Runtime, v goja.Value) (any, error) {
-	x, _, err := exportValue(v, 0)
-	return x, err
+func Export(vm *goja.Runtime, v goja.Value) (out any, err error) {
+	budget := exportBudget
+	// Reading a property can run a getter that throws: Try turns that into
+	// an error and leaves the runtime as it was.
+	if ex := vm.Try(func() { out, _, err = exportValue(v, 0, &budget) }); ex != nil {
+		return nil, &ThrowError{Message: describe(ex.Value())}
+	}
+	return out, err
 }
 
-func exportValue(v goja.Value, depth int) (any, bool, error) {
+func exportValue(v goja.Value, depth int, budget *int) (any, bool, error) {
 	if depth > maxDepth {
 		return nil, true, fmt.Errorf("value nested deeper than %d levels (a cycle?)", maxDepth)
+	}
+	if *budget--; *budget < 0 {
+		return nil, true, fmt.Errorf("value has more than %d parts", exportBudget)
 	}
 	if v == nil || goja.IsUndefined(v) {
 		return Undefined{}, true, nil
@@ -415,9 +429,9 @@ func exportValue(v goja.Value, depth int) (any, bool, error) {
 		}
 		return f, true, nil
 	case typeObjectView:
-		return v.Export().(*objectView).export(depth)
+		return v.Export().(*objectView).export(depth, budget)
 	case typeArrayView:
-		return v.Export().(*arrayView).export(depth)
+		return v.Export().(*arrayView).export(depth, budget)
 	}
 	obj, ok := v.(*goja.Object)
 	if !ok {
@@ -428,10 +442,13 @@ func exportValue(v goja.Value, depth int) (any, bool, error) {
 	}
 	switch obj.ClassName() {
 	case "Array":
-		n := int(obj.Get("length").ToInteger())
+		n := obj.Get("length").ToInteger()
+		if n > maxArrayLen {
+			return nil, true, fmt.Errorf("array of %d elements (at most %d)", n, maxArrayLen)
+		}
 		out := make([]any, n)
-		for i := 0; i < n; i++ {
-			x, _, err := exportValue(obj.Get(strconv.Itoa(i)), depth+1)
+		for i := 0; i < int(n); i++ {
+			x, _, err := exportValue(obj.Get(strconv.Itoa(i)), depth+1, budget)
 			if err != nil {
 				return nil, true, fmt.Errorf("[%d]: %w", i, err)
 			}
@@ -450,7 +467,7 @@ func exportValue(v goja.Value, depth int) (any, bool, error) {
 	keys := obj.Keys()
 	out := make(map[string]any, len(keys))
 	for _, k := range keys {
-		x, _, err := exportValue(obj.Get(k), depth+1)
+		x, _, err := exportValue(obj.Get(k), depth+1, budget)
 		if err != nil {
 			return nil, true, fmt.Errorf("%s: %w", k, err)
 		}

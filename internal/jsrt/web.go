@@ -106,7 +106,7 @@ func (r *Runtime) installGlobals() error {
 	set("utf8Encode", func(s string) goja.ArrayBuffer { return vm.NewArrayBuffer([]byte(s)) })
 	set("utf8Decode", func(buf goja.ArrayBuffer, off, n int) string {
 		b := buf.Bytes()
-		if off < 0 || n < 0 || off+n > len(b) {
+		if off < 0 || n < 0 || off > len(b) || n > len(b)-off {
 			panic(vm.NewTypeError("TextDecoder: view out of range"))
 		}
 		return strings.ToValidUTF8(string(b[off:off+n]), string(utf8.RuneError))

@@ -73,9 +73,11 @@ func Finalize(m provider.Model, v map[string]any) provider.Params {
 	limit := m.Limit.Output
 	req.MaxOutputTokens = limit
 	if n := number(v["maxOutputTokens"]); n != nil && *n >= 1 {
-		req.MaxOutputTokens = int(*n)
-		if limit > 0 && req.MaxOutputTokens > limit {
+		// Clamp as a float: converting 1e300 to int first would overflow.
+		if limit > 0 && *n > float64(limit) {
 			req.MaxOutputTokens = limit
+		} else if *n <= float64(1<<31) {
+			req.MaxOutputTokens = int(*n)
 		}
 	}
 	opts := maps.Clone(m.Options)

@@ -385,3 +385,15 @@ func TestAfterHookSeesErrors(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// covers H14: absurd values clamp too, never overflow.
+func TestMaxOutputTokensHugeValues(t *testing.T) {
+	m := provider.Model{ProviderID: "offline", ModelID: "echo"}
+	m.Limit.Output = 4096
+	for _, n := range []float64{1e19, 1e300} {
+		req := pipeline.Finalize(m, map[string]any{"maxOutputTokens": n})
+		if req.MaxOutputTokens != 4096 {
+			t.Errorf("%g: %d", n, req.MaxOutputTokens)
+		}
+	}
+}
