@@ -1,43 +1,6 @@
 // Command podcode is the Podcode agent server and its command-line tools.
 package main
 
-import (
-	"fmt"
-	"os"
-	"runtime"
+import "github.com/podcode/podcode"
 
-	"github.com/spf13/cobra"
-
-	"github.com/podcode/podcode/internal/version"
-)
-
-func main() {
-	if err := newRoot().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "podcode:", err)
-		os.Exit(1)
-	}
-}
-
-func newRoot() *cobra.Command {
-	root := &cobra.Command{
-		Use:           "podcode",
-		Short:         "Podcode: an agent server built around its plugins",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}
-	root.AddCommand(newVersionCmd(), newPluginCmd(), newToolCmd(), newHookCmd())
-	return root
-}
-
-func newVersionCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print Podcode's version and the plugin runtime version",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "podcode %s (plugin runtime %s, %s %s/%s)\n",
-				version.App(), version.PluginRuntime, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			return err
-		},
-	}
-}
+func main() { podcode.Main() }

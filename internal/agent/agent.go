@@ -57,7 +57,7 @@ const (
 
 // Event types the agent publishes on the bus.
 const (
-	EventSessionCreated = "session.created"   // {session}
+	EventSessionCreated = "session.created"   // {session, hooks: the SessionStart runs}
 	EventSessionDeleted = "session.deleted"   // {sessionID}
 	EventMessageStored  = "message.stored"    // {message}
 	EventTextDelta      = "message.delta"     // {sessionID, text}
@@ -131,7 +131,11 @@ func (a *Agent) NewSession(ctx context.Context, r SessionRequest) (store.Session
 	if err != nil {
 		return store.Session{}, err
 	}
-	a.App.Bus.Publish(EventSessionCreated, map[string]any{"session": toData(sess)})
+	hooks := []any{}
+	for _, h := range lifecycleRuns(rep) {
+		hooks = append(hooks, toData(h))
+	}
+	a.App.Bus.Publish(EventSessionCreated, map[string]any{"session": toData(sess), "hooks": hooks})
 	return sess, nil
 }
 
@@ -152,6 +156,15 @@ func (a *Agent) DeleteSession(ctx context.Context, tenant, id string) error {
 	}
 	a.App.Bus.Publish(EventSessionDeleted, map[string]any{"sessionID": id})
 	return nil
+}
+
+// CancelAll cancels every running turn (the server is stopping).
+func (a *Agent) CancelAll() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, cancel := range a.running {
+		cancel()
+	}
 }
 
 // Cancel cancels the turn running in session id, if any.

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -14,11 +14,16 @@ import (
 // booted boots Podcode in the current directory exactly as the server
 // does, runs fn, and stops the plugins.
 func booted(cmd *cobra.Command, fn func(a *app.App) error) error {
+	return bootedCtx(cmdContext(cmd), fn)
+}
+
+// bootedCtx is booted with a context of the caller's.
+func bootedCtx(ctx context.Context, fn func(a *app.App) error) error {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return err
 	}
-	a, err := app.Boot(cmdContext(cmd), cwd, app.Options{})
+	a, err := app.Boot(ctx, cwd, bootOptions)
 	if err != nil {
 		return err
 	}
@@ -32,6 +37,10 @@ func cmdContext(cmd *cobra.Command) context.Context {
 	}
 	return context.Background()
 }
+
+// bootOptions are the options every command boots with; an embedding
+// program adds its lifecycle handlers here (see the podcode package).
+var bootOptions app.Options
 
 // printJSON writes v to w as indented JSON.
 func printJSON(w io.Writer, v any) error {

@@ -1,0 +1,346 @@
+// Package e2e runs a real Podcode server, as a separate process built from
+// examples/embed (the podcode command with a Go PreToolUse guard compiled
+// in), on a free loopback port, and drives it over HTTP.
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "podcode-e2e")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "podcode")
+	build := exec.Command("go", "build", "-o", binary, "../examples/embed")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: building the server:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// server is one running podcode serve process.
+type server struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	base string
+	logs *bytes.Buffer
+}
+
+func freePort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// start runs podcode serve in dir and waits for /healthz.
+func start(t *testing.T, dir, home string) *server {
+	t.Helper()
+	addr := freePort(t)
+	s := &server{t: t, base: "http://" + addr, logs: &bytes.Buffer{}}
+	s.cmd = exec.Command(binary, "serve", "--addr", addr)
+	s.cmd.Dir = dir
+	s.cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"), "PODCODE_API_TOKEN=")
+	s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.cmd.Process.Kill(); s.cmd.Wait() })
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if res, err := http.Get(s.base + "/healthz"); err == nil {
+			res.Body.Close()
+			return s
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the server did not come up; its output:\n%s", s.logs)
+	return nil
+}
+
+func (s *server) kill() {
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	s.cmd.Wait()
+}
+
+func (s *server) do(method, path string, body any, out any) int {
+	s.t.Helper()
+	var r io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		r = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, s.base+path, r)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			s.t.Fatalf("%s %s: %v\n%s", method, path, err, data)
+		}
+	}
+	return res.StatusCode
+}
+
+// events collects the server's event stream.
+type events struct {
+	mu    sync.Mutex
+	items []map[string]any
+}
+
+func (s *server) events(ctx context.Context) *events {
+	ev := &events{}
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.base+"/events", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	go func() {
+		defer res.Body.Close()
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<22)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var m map[string]any
+				json.Unmarshal([]byte(data), &m)
+				ev.mu.Lock()
+				ev.items = append(ev.items, m)
+				ev.mu.Unlock()
+			}
+		}
+	}()
+	return ev
+}
+
+// waitFor waits until an event of type typ arrived and returns all so far.
+func (e *events) waitFor(t *testing.T, typ string) []map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		e.mu.Lock()
+		items := append([]map[string]any(nil), e.items...)
+		e.mu.Unlock()
+		for _, it := range items {
+			if it["type"] == typ {
+				return items
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no %s event", typ)
+	return nil
+}
+
+const pluginA = `export default { id: "a-prefix", server: () => ({
+  "tool.execute.before": (i) => i.toolID !== "read" ? undefined : { ...i, args: { ...i.args, limit: 50 } },
+  "tool.execute.after": (i) => ({ ...i, result: { ...i.result, output: "[a] " + i.result.output } }),
+}) }`
+
+const pluginB = `export default { id: "b-suffix", server: () => ({
+  "tool.execute.before": (i) => undefined,
+  "tool.execute.after": (i) => ({ ...i, result: { ...i.result, output: i.result.output + " [b]" } }),
+}) }`
+
+type message struct {
+	ID     string `json:"id"`
+	Role   string `json:"role"`
+	Text   string `json:"text"`
+	Result *struct {
+		Output  string `json:"output"`
+		IsError bool   `json:"isError"`
+	} `json:"result"`
+	Hooks []struct {
+		Kind, Hook, Source, Outcome, Decision string
+	} `json:"hooks"`
+}
+
+func hookOrder(msgs []message) []string {
+	var out []string
+	for _, m := range msgs {
+		for _, h := range m.Hooks {
+			s := h.Hook + "/" + h.Source + "/" + h.Outcome
+			if h.Decision != "" {
+				s += ":" + h.Decision
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func project(t *testing.T) (dir, home string) {
+	dir, _ = filepath.EvalSymlinks(t.TempDir())
+	home = t.TempDir()
+	for name, content := range map[string]string{
+		"podcode.json":            `{"plugin": ["./plugins/a.js", "./plugins/b.js"]}`,
+		"plugins/a.js":            pluginA,
+		"plugins/b.js":            pluginB,
+		"notes.txt":               "meeting at noon\n",
+		".podcode/plugins/README": "not a plugin",
+	} {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(content), 0o644)
+	}
+	return dir, home
+}
+
+// A turn through the real server: two plugins and a Go guard around a tool
+// call, every hook in order, the event stream, and a restart.
+func TestServeTurnRestart(t *testing.T) {
+	dir, home := project(t)
+	srv := start(t, dir, home)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ev := srv.events(ctx)
+
+	var sess struct{ ID string }
+	if code := srv.do("POST", "/sessions", map[string]any{"title": "e2e"}, &sess); code != 201 {
+		t.Fatalf("create session: %d", code)
+	}
+	var turn struct {
+		Messages []message `json:"messages"`
+		Text     string    `json:"text"`
+		Error    string    `json:"error"`
+	}
+	prompt := "read my notes\n/tool read {\"path\": \"notes.txt\"}\n/tool bash {\"command\": \"rm -rf /\"}"
+	if code := srv.do("POST", "/sessions/"+sess.ID+"/messages", map[string]any{"text": prompt}, &turn); code != 200 {
+		t.Fatalf("turn: %d %s\n%s", code, turn.Error, srv.logs)
+	}
+	var roles []string
+	for _, m := range turn.Messages {
+		roles = append(roles, m.Role)
+	}
+	if strings.Join(roles, ",") != "user,assistant,tool,tool,assistant" {
+		t.Fatalf("messages %v", roles)
+	}
+	read, bash := turn.Messages[2].Result, turn.Messages[3].Result
+	if read.IsError || read.Output != "[a]      1\tmeeting at noon\n [b]" {
+		t.Errorf("read result %q", read.Output)
+	}
+	if !bash.IsError || !strings.Contains(bash.Output, "destructive commands are not allowed here") {
+		t.Errorf("bash result %+v", bash)
+	}
+	got := hookOrder(turn.Messages)
+	wantOrder := []string{
+		"PreToolUse/embed-guard/abstained", "PreToolUse/config:permission/abstained",
+		"tool.execute.before/a-prefix/changed", "tool.execute.before/b-suffix/unchanged",
+		"tool.execute.after/a-prefix/changed", "tool.execute.after/b-suffix/changed",
+		"PreToolUse/embed-guard/voted:deny", "PreToolUse/config:permission/abstained",
+	}
+	if strings.Join(got, " ") != strings.Join(wantOrder, " ") {
+		t.Errorf("hooks:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantOrder, "\n"))
+	}
+
+	items := ev.waitFor(t, "turn.finished")
+	var types []string
+	for _, it := range items {
+		typ := it["type"].(string)
+		if typ == "message.stored" {
+			m := it["properties"].(map[string]any)["message"].(map[string]any)
+			typ += ":" + m["role"].(string)
+		}
+		types = append(types, typ)
+	}
+	wantEvents := "session.created turn.started message.stored:user message.stored:assistant tool.call.started tool.call.finished message.stored:tool message.stored:tool message.delta message.stored:assistant turn.finished"
+	if strings.Join(types, " ") != wantEvents {
+		t.Errorf("events:\n%s\nwant\n%s", strings.Join(types, " "), wantEvents)
+	}
+
+	// GET on a message shows the hooks that ran around it.
+	var one message
+	if code := srv.do("GET", "/sessions/"+sess.ID+"/messages/"+turn.Messages[2].ID, nil, &one); code != 200 || len(one.Hooks) != 6 {
+		t.Errorf("GET message: %d %+v", code, one)
+	}
+
+	// Kill the server and start it again: the session is intact.
+	srv.kill()
+	srv = start(t, dir, home)
+	var sessions []struct{ ID, Status string }
+	srv.do("GET", "/sessions", nil, &sessions)
+	if len(sessions) != 1 || sessions[0].ID != sess.ID || sessions[0].Status != "idle" {
+		t.Fatalf("after restart: %+v", sessions)
+	}
+	var msgs []message
+	srv.do("GET", "/sessions/"+sess.ID+"/messages", nil, &msgs)
+	if len(msgs) != 5 || msgs[2].Result.Output != read.Output {
+		t.Errorf("after restart: %d messages", len(msgs))
+	}
+}
+
+// Killing the server mid-turn loses nothing acknowledged, and the turn is
+// marked interrupted on restart.
+func TestKillMidTurn(t *testing.T) {
+	dir, home := project(t)
+	srv := start(t, dir, home)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ev := srv.events(ctx)
+	var sess struct{ ID string }
+	srv.do("POST", "/sessions", nil, &sess)
+	if code := srv.do("POST", "/sessions/"+sess.ID+"/messages", map[string]any{"text": "/tool bash {\"command\": \"sleep 30\"}", "async": true}, nil); code != 202 {
+		t.Fatalf("async turn: %d", code)
+	}
+	ev.waitFor(t, "tool.call.started")
+	srv.kill()
+	srv = start(t, dir, home)
+	var got struct{ Status string }
+	srv.do("GET", "/sessions/"+sess.ID, nil, &got)
+	if got.Status != "interrupted" {
+		t.Errorf("status %q, want interrupted", got.Status)
+	}
+	var msgs []message
+	srv.do("GET", "/sessions/"+sess.ID+"/messages", nil, &msgs)
+	if len(msgs) != 2 || msgs[0].Role != "user" || msgs[1].Role != "assistant" {
+		t.Errorf("acknowledged messages lost: %+v", msgs)
+	}
+}
+
+func TestAPIErrorsAndAuth(t *testing.T) {
+	dir, home := project(t)
+	srv := start(t, dir, home)
+	var e struct{ Error string }
+	if code := srv.do("POST", "/sessions", "not an object", &e); code != 400 || !strings.Contains(e.Error, "want") {
+		t.Errorf("bad body: %d %q", code, e.Error)
+	}
+	if code := srv.do("GET", "/sessions/nope", nil, &e); code != 404 {
+		t.Errorf("missing session: %d", code)
+	}
+	var doc map[string]any
+	if code := srv.do("GET", "/openapi.json", nil, &doc); code != 200 || doc["openapi"] != "3.1.0" {
+		t.Errorf("openapi: %d", code)
+	}
+	// A non-loopback address without a token refuses to start.
+	out, err := exec.Command(binary, "serve", "--addr", "0.0.0.0:0").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "needs an API token") {
+		t.Errorf("serve on 0.0.0.0 without a token: %v %s", err, out)
+	}
+}

@@ -1,0 +1,48 @@
+// Package cli is the podcode command: its subcommands, each booting Podcode
+// the way the server does.
+package cli
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+
+	"github.com/spf13/cobra"
+
+	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/version"
+)
+
+// Main runs the podcode command with os.Args and exits; opts are the boot
+// options every subcommand uses (an embedding program's handlers).
+func Main(opts app.Options) {
+	bootOptions = opts
+	if err := newRoot().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "podcode:", err)
+		os.Exit(1)
+	}
+}
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "podcode",
+		Short:         "Podcode: an agent server built around its plugins",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newVersionCmd(), newServeCmd(), newRunCmd(), newPluginCmd(), newToolCmd(), newHookCmd())
+	return root
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print Podcode's version and the plugin runtime version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "podcode %s (plugin runtime %s, %s %s/%s)\n",
+				version.App(), version.PluginRuntime, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return err
+		},
+	}
+}

@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/podcode/podcode/internal/agent"
+	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/guard"
+	"github.com/podcode/podcode/internal/store"
+)
+
+// DBFile is the session database, in the project's .podcode folder.
+var DBFile = filepath.Join(".podcode", "podcode.db")
+
+func newRunCmd() *cobra.Command {
+	var sessionID, model string
+	cmd := &cobra.Command{
+		Use:   `run [--session ID] "prompt"`,
+		Short: "Run one turn: print the assistant's text and each tool call as it happens",
+		Long: `Runs one turn in a new session (or the given one) and prints the assistant's
+text on stdout and each tool call on stderr as it happens. Without a provider in the
+config it uses the built-in offline model: a line "/tool <id> <json-args>" in the
+prompt makes it call that tool. Ctrl-C cancels the turn. The exit status is non-zero
+when the turn fails.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmdContext(cmd), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return bootedCtx(ctx, func(a *app.App) error {
+				st, err := store.Open(ctx, filepath.Join(a.Cwd, DBFile))
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				if isTerminal(os.Stdin) {
+					a.Guard.Asker = &terminalAsker{in: bufio.NewReader(os.Stdin), out: cmd.ErrOrStderr()}
+				}
+				ag := agent.New(a, st)
+				if sessionID == "" {
+					sess, err := ag.NewSession(ctx, agent.SessionRequest{Channel: "cli", Model: model, Title: title(args[0])})
+					if err != nil {
+						return err
+					}
+					sessionID = sess.ID
+				}
+				out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+				printer := &turnPrinter{out: out, err: errOut}
+				res, err := ag.Run(ctx, agent.TurnRequest{SessionID: sessionID, Prompt: args[0], Channel: "cli", OnEvent: printer.event})
+				printer.finish()
+				fmt.Fprintf(errOut, "session %s\n", sessionID)
+				if errors.Is(ctx.Err(), context.Canceled) {
+					return fmt.Errorf("the turn was cancelled")
+				}
+				if err != nil {
+					return err
+				}
+				_ = res
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&sessionID, "session", "", "continue this session instead of starting a new one")
+	cmd.Flags().StringVar(&model, "model", "", `the model of a new session, "provider/model" (default: the config's)`)
+	return cmd
+}
+
+func title(prompt string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
+	if len(line) > 60 {
+		line = line[:60] + "…"
+	}
+	return line
+}
+
+// turnPrinter writes a turn's progress: text as it streams on out, tool
+// calls on err.
+type turnPrinter struct {
+	out, err io.Writer
+	mid      bool // the last text did not end a line
+}
+
+func (p *turnPrinter) event(e agent.Event) {
+	switch e.Type {
+	case "text":
+		fmt.Fprint(p.out, e.Text)
+		p.mid = !strings.HasSuffix(e.Text, "\n")
+	case "tool.start":
+		p.finish()
+		fmt.Fprintf(p.err, "-> %s %s\n", e.Call.Tool, e.Call.Args)
+	case "tool.end":
+		status := "ok"
+		if e.Result.IsError {
+			status = "error: " + firstLine(e.Result.Output)
+		}
+		fmt.Fprintf(p.err, "<- %s %s: %s\n", e.Call.Tool, e.Result.Title, status)
+	}
+}
+
+func (p *turnPrinter) finish() {
+	if p.mid {
+		fmt.Fprintln(p.out)
+		p.mid = false
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// terminalAsker asks permission questions on the terminal.
+type terminalAsker struct {
+	mu  sync.Mutex
+	in  *bufio.Reader
+	out io.Writer
+}
+
+func (t *terminalAsker) Ask(ctx context.Context, q guard.Question) (bool, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fmt.Fprintf(t.out, "? %s wants to run: %v (%s). Allow? [y/N] ", q.Tool, q.Args, q.Reason)
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := t.in.ReadString('\n')
+		answer <- strings.TrimSpace(strings.ToLower(line))
+	}()
+	select {
+	case a := <-answer:
+		return a == "y" || a == "yes", nil
+	case <-ctx.Done():
+		fmt.Fprintln(t.out)
+		return false, ctx.Err()
+	}
+}

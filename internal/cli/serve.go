@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/podcode/podcode/internal/agent"
+	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/server"
+	"github.com/podcode/podcode/internal/store"
+)
+
+func newServeCmd() *cobra.Command {
+	var addr string
+	cmd := &cobra.Command{
+		Use:   "serve [--addr 127.0.0.1:4096]",
+		Short: "Serve the HTTP API in the current directory",
+		Long: `Serves the HTTP API (see /openapi.json). Loopback by default; any other address
+needs an API token (PODCODE_API_TOKEN, or server.token in the config), sent as
+Authorization: Bearer on every request. SIGTERM and Ctrl-C stop it gracefully: running
+turns are cancelled and marked interrupted, then the database is closed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmdContext(cmd), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return bootedCtx(ctx, func(a *app.App) error {
+				token := os.Getenv("PODCODE_API_TOKEN")
+				if token == "" {
+					token = a.Config.Server.Token
+				}
+				if addr == "" {
+					addr = a.Config.Server.Addr
+				}
+				if addr == "" {
+					addr = server.DefaultAddr
+				}
+				if err := server.CheckAddr(addr, token); err != nil {
+					return err
+				}
+				st, err := store.Open(ctx, filepath.Join(a.Cwd, DBFile))
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				ag := agent.New(a, st)
+				srv := server.New(ag, token)
+				ln, err := net.Listen("tcp", addr)
+				if err != nil {
+					return err
+				}
+				hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+				fmt.Fprintf(cmd.ErrOrStderr(), "podcode serving on http://%s\n", ln.Addr())
+				a.Log.Info("server: listening", "addr", ln.Addr().String(), "plugins", len(a.Plugins.Plugins))
+				errc := make(chan error, 1)
+				go func() { errc <- hs.Serve(ln) }()
+				select {
+				case err := <-errc:
+					return err
+				case <-ctx.Done():
+				}
+				a.Log.Info("server: stopping: cancelling running turns")
+				ag.CancelAll()
+				shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				if err := hs.Shutdown(shut); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+					return err
+				}
+				srv.Wait()
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "", "the address to listen on (default 127.0.0.1:4096, or server.addr)")
+	return cmd
+}

@@ -1,0 +1,87 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/podcode/podcode/internal/pipeline"
+)
+
+// CreateSession is the body of POST /sessions.
+type CreateSession struct {
+	Title string `json:"title,omitempty"`
+	Model string `json:"model,omitempty"` // "provider/model"
+}
+
+// PostMessage is the body of POST /sessions/{id}/messages.
+type PostMessage struct {
+	Text   string         `json:"text"`
+	Async  bool           `json:"async,omitempty"`
+	Params map[string]any `json:"params,omitempty"` // chat.params tunables the client specifies
+}
+
+// PermissionReply is the body of POST /permissions/{id}.
+type PermissionReply struct {
+	Allow bool `json:"allow"`
+}
+
+// validator is a body that checks itself after decoding.
+type validator interface{ validate() error }
+
+func (b *CreateSession) validate() error {
+	if b.Model != "" && !strings.Contains(b.Model, "/") {
+		return fmt.Errorf("model %q is not of the form provider/model", b.Model)
+	}
+	return nil
+}
+
+func (b *PostMessage) validate() error {
+	if strings.TrimSpace(b.Text) == "" {
+		return errors.New(`"text" is required`)
+	}
+	for k := range b.Params {
+		known := false
+		for _, t := range pipeline.Tunables {
+			known = known || k == t
+		}
+		if !known {
+			return fmt.Errorf("params: unknown key %q (known: %s)", k, strings.Join(pipeline.Tunables, ", "))
+		}
+	}
+	return nil
+}
+
+func (b *PermissionReply) validate() error { return nil }
+
+// DecodeBody decodes one JSON value from r into v, refusing unknown fields
+// and trailing data, and validates it. The error says what was wrong and
+// where (the field, or the byte offset).
+func DecodeBody(r io.Reader, v validator) error {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.Is(err, io.EOF):
+			return v.validate() // an empty body is an empty object
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return errors.New("the body is not valid JSON: it ends too early")
+		case errors.As(err, &se):
+			return fmt.Errorf("the body is not valid JSON at byte %d: %v", se.Offset, err)
+		case errors.As(err, &te):
+			return fmt.Errorf("field %q: want %s, found a JSON %s", te.Field, te.Type, te.Value)
+		case strings.Contains(err.Error(), "request body too large"):
+			return fmt.Errorf("the body is larger than %d bytes", MaxBody)
+		default:
+			return fmt.Errorf("bad body: %v", err)
+		}
+	}
+	if dec.More() {
+		return errors.New("the body holds more than one JSON value")
+	}
+	return v.validate()
+}

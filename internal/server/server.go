@@ -1,0 +1,406 @@
+// Package server is Podcode's HTTP API: sessions, messages (a posted user
+// message runs a turn), permission replies, the plugin and tool listings,
+// the event stream (Server-Sent Events of the bus), a health check and the
+// OpenAPI document.
+//
+// Access: on a loopback address no token is needed unless one is
+// configured; on any other address a token is required to start at all.
+// With a token, every request must carry `Authorization: Bearer <token>`.
+//
+// Bodies are JSON, at most MaxBody bytes; a bad body is a 400 that says
+// what was wrong. Errors are {"error": "..."}.
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/podcode/podcode/internal/agent"
+	"github.com/podcode/podcode/internal/bus"
+	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/guard"
+	"github.com/podcode/podcode/internal/store"
+)
+
+// MaxBody bounds a request body.
+const MaxBody = 1 << 20
+
+// DefaultAddr is where `podcode serve` listens without --addr.
+const DefaultAddr = "127.0.0.1:4096"
+
+//go:embed openapi.json
+var openAPI []byte
+
+// Server serves the API of one agent.
+type Server struct {
+	Agent *agent.Agent
+	Token string // "" for none
+	Log   *slog.Logger
+
+	mu        sync.Mutex
+	questions map[string]chan bool // pending permission questions, by id
+	turns     sync.WaitGroup
+}
+
+// New returns a server for ag; it becomes the agent's asker for turns that
+// come through the API.
+func New(ag *agent.Agent, token string) *Server {
+	s := &Server{Agent: ag, Token: token, Log: ag.App.Log, questions: map[string]chan bool{}}
+	prev := ag.App.Guard.Asker
+	ag.App.Guard.Asker = &apiAsker{s: s, next: prev}
+	return s
+}
+
+// CheckAddr refuses a non-loopback address without a token.
+func CheckAddr(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: %w", addr, err)
+	}
+	ip := net.ParseIP(host)
+	loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
+	if !loopback && token == "" {
+		return fmt.Errorf("listening on %s (not loopback) needs an API token: set PODCODE_API_TOKEN or server.token", addr)
+	}
+	return nil
+}
+
+// Handler is the API.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]any{"ok": true}) })
+	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(openAPI)
+	})
+	mux.HandleFunc("GET /sessions", s.listSessions)
+	mux.HandleFunc("POST /sessions", s.createSession)
+	mux.HandleFunc("GET /sessions/{id}", s.getSession)
+	mux.HandleFunc("DELETE /sessions/{id}", s.deleteSession)
+	mux.HandleFunc("POST /sessions/{id}/cancel", s.cancelTurn)
+	mux.HandleFunc("GET /sessions/{id}/messages", s.listMessages)
+	mux.HandleFunc("GET /sessions/{id}/messages/{mid}", s.getMessage)
+	mux.HandleFunc("POST /sessions/{id}/messages", s.postMessage)
+	mux.HandleFunc("POST /permissions/{id}", s.replyPermission)
+	mux.HandleFunc("GET /plugins", s.listPlugins)
+	mux.HandleFunc("GET /tools", s.listTools)
+	mux.HandleFunc("GET /events", s.events)
+	return s.auth(mux)
+}
+
+func (s *Server) auth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.Token != "" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.Token)) != 1 {
+				writeError(w, http.StatusUnauthorized, errors.New("missing or wrong API token (Authorization: Bearer <token>)"))
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// tenant is the owner of the request's sessions ("default" until tenants
+// exist).
+func tenant(*http.Request) string { return store.DefaultTenant }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, err error) {
+	writeJSON(w, status, map[string]any{"error": err.Error()})
+}
+
+// statusOf maps an error to an HTTP status.
+func statusOf(err error) int {
+	var rej *agent.PromptRejected
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, agent.ErrBusy):
+		return http.StatusConflict
+	case errors.As(err, &rej):
+		return http.StatusForbidden
+	case errors.Is(err, context.Canceled):
+		return 499 // the client closed the request, or the turn was cancelled
+	}
+	return http.StatusInternalServerError
+}
+
+// decode reads a JSON body into v: at most MaxBody bytes, no unknown
+// fields, one value.
+func decode(w http.ResponseWriter, r *http.Request, v validator) error {
+	if r.Body == nil {
+		return nil
+	}
+	return DecodeBody(http.MaxBytesReader(w, r.Body, MaxBody), v)
+}
+
+func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
+	list, err := s.Agent.Store.Sessions(r.Context(), tenant(r))
+	if err != nil {
+		writeError(w, statusOf(err), err)
+		return
+	}
+	writeJSON(w, 200, list)
+}
+
+func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
+	var body CreateSession
+	if err := decode(w, r, &body); err != nil {
+		writeError(w, http.StatusBadRequest, err)
+		return
+	}
+	sess, err := s.Agent.NewSession(r.Context(), agent.SessionRequest{Tenant: tenant(r), Title: body.Title, Model: body.Model, Channel: "api"})
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, sess)
+}
+
+func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
+	sess, err := s.Agent.Store.Session(r.Context(), tenant(r), r.PathValue("id"))
+	if err != nil {
+		writeError(w, statusOf(err), err)
+		return
+	}
+	writeJSON(w, 200, sess)
+}
+
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
+	if err := s.Agent.DeleteSession(r.Context(), tenant(r), r.PathValue("id")); err != nil {
+		writeError(w, statusOf(err), err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) cancelTurn(w http.ResponseWriter, r *http.Request) {
+	if _, err := s.Agent.Store.Session(r.Context(), tenant(r), r.PathValue("id")); err != nil {
+		writeError(w, statusOf(err), err)
+		return
+	}
+	writeJSON(w, 200, map[string]any{"cancelled": s.Agent.Cancel(r.PathValue("id"))})
+}
+
+func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, err := s.Agent.Store.Session(r.Context(), tenant(r), id); err != nil {
+		writeError(w, statusOf(err), err)
+		return
+	}
+	msgs, err := s.Agent.Store.Messages(r.Context(), id)
+	if err != nil {
+		writeError(w, statusOf(err), err)
+		return
+	}
+	writeJSON(w, 200, msgs)
+}
+
+func (s *Server) getMessage(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, err := s.Agent.Store.Session(r.Context(), tenant(r), id); err != nil {
+		writeError(w, statusOf(err), err)
+		return
+	}
+	m, err := s.Agent.Store.Message(r.Context(), id, r.PathValue("mid"))
+	if err != nil {
+		writeError(w, statusOf(err), err)
+		return
+	}
+	writeJSON(w, 200, m)
+}
+
+// postMessage runs a turn. With "async": true it answers 202 at once (the
+// turn's progress is on /events); otherwise it answers when the turn ends,
+// with the messages it stored.
+func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
+	var body PostMessage
+	if err := decode(w, r, &body); err != nil {
+		writeError(w, http.StatusBadRequest, err)
+		return
+	}
+	id := r.PathValue("id")
+	if _, err := s.Agent.Store.Session(r.Context(), tenant(r), id); err != nil {
+		writeError(w, statusOf(err), err)
+		return
+	}
+	req := agent.TurnRequest{Tenant: tenant(r), SessionID: id, Prompt: body.Text, Channel: "api", Specified: body.Params}
+	if body.Async {
+		s.turns.Add(1)
+		go func() {
+			defer s.turns.Done()
+			if _, err := s.Agent.Run(context.WithoutCancel(r.Context()), req); err != nil {
+				s.Log.Warn("server: turn failed", "session", id, "error", err.Error())
+			}
+		}()
+		writeJSON(w, http.StatusAccepted, map[string]any{"sessionID": id})
+		return
+	}
+	// The turn belongs to the server, not to this request: a client that
+	// goes away does not cancel it (POST /sessions/{id}/cancel does).
+	s.turns.Add(1)
+	res, err := s.Agent.Run(context.WithoutCancel(r.Context()), req)
+	s.turns.Done()
+	if err != nil && res == nil {
+		writeError(w, statusOf(err), err)
+		return
+	}
+	out := map[string]any{"session": res.Session, "messages": res.Messages, "text": res.Text}
+	if err != nil {
+		out["error"] = err.Error()
+		writeJSON(w, statusOf(err), out)
+		return
+	}
+	writeJSON(w, 200, out)
+}
+
+func (s *Server) replyPermission(w http.ResponseWriter, r *http.Request) {
+	var body PermissionReply
+	if err := decode(w, r, &body); err != nil {
+		writeError(w, http.StatusBadRequest, err)
+		return
+	}
+	s.mu.Lock()
+	ch := s.questions[r.PathValue("id")]
+	delete(s.questions, r.PathValue("id"))
+	s.mu.Unlock()
+	if ch == nil {
+		writeError(w, http.StatusNotFound, fmt.Errorf("no pending permission question %s", r.PathValue("id")))
+		return
+	}
+	ch <- body.Allow
+	writeJSON(w, 200, map[string]any{"ok": true})
+}
+
+func (s *Server) listPlugins(w http.ResponseWriter, r *http.Request) {
+	type info struct {
+		ID     string   `json:"id"`
+		Source string   `json:"source"`
+		Path   string   `json:"path"`
+		Hooks  []string `json:"hooks"`
+	}
+	out := []info{}
+	for _, p := range s.Agent.App.Plugins.Plugins {
+		out = append(out, info{ID: p.ID, Source: p.Source, Path: p.Path, Hooks: p.Hooks})
+	}
+	writeJSON(w, 200, map[string]any{"plugins": out, "warnings": s.Agent.App.Plugins.Warnings})
+}
+
+func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {
+	type info struct {
+		ID          string          `json:"id"`
+		Source      string          `json:"source"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+	out := []info{}
+	for _, d := range s.Agent.App.Tools.List() {
+		out = append(out, info{ID: d.ID, Source: d.Source, Description: d.Description, Parameters: d.Parameters})
+	}
+	writeJSON(w, 200, out)
+}
+
+// events streams the bus as Server-Sent Events. A client that cannot keep
+// up is disconnected rather than allowed to slow down the server.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		writeError(w, http.StatusInternalServerError, errors.New("streaming is not supported"))
+		return
+	}
+	ch := make(chan bus.Event, 1024)
+	var overflow sync.Once
+	gone := make(chan struct{})
+	unsub := s.Agent.App.Bus.Subscribe("", "sse", func(ev bus.Event) {
+		select {
+		case ch <- ev:
+		default:
+			overflow.Do(func() { close(gone) })
+		}
+	})
+	defer unsub()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(200)
+	fmt.Fprint(w, ": podcode events\n\n")
+	flusher.Flush()
+	tick := time.NewTicker(15 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case ev := <-ch:
+			data, err := json.Marshal(ev)
+			if err != nil {
+				continue
+			}
+			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Type, data)
+			flusher.Flush()
+		case <-tick.C:
+			fmt.Fprint(w, ": keep-alive\n\n")
+			flusher.Flush()
+		case <-gone:
+			s.Log.Warn("server: an event stream fell behind and was closed", "remote", r.RemoteAddr)
+			return
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// Wait waits for turns started by the API to end.
+func (s *Server) Wait() { s.turns.Wait() }
+
+// apiAsker asks API clients: the question is published on the bus
+// (permission.asked) and waits for POST /permissions/{id}. Turns from other
+// channels go to next (a terminal), or find nobody.
+type apiAsker struct {
+	s    *Server
+	next guard.Asker
+}
+
+// EventPermissionAsked is published when a turn waits for a permission reply.
+const EventPermissionAsked = "permission.asked"
+
+func (a *apiAsker) Ask(ctx context.Context, q guard.Question) (bool, error) {
+	if chat.ScopeFrom(ctx).Channel != "api" {
+		if a.next != nil {
+			return a.next.Ask(ctx, q)
+		}
+		return false, guard.ErrNobodyToAsk
+	}
+	ch := make(chan bool, 1)
+	a.s.mu.Lock()
+	a.s.questions[q.ID] = ch
+	a.s.mu.Unlock()
+	defer func() {
+		a.s.mu.Lock()
+		delete(a.s.questions, q.ID)
+		a.s.mu.Unlock()
+	}()
+	a.s.Agent.App.Bus.Publish(EventPermissionAsked, map[string]any{"question": map[string]any{
+		"id": q.ID, "sessionID": q.SessionID, "tool": q.Tool, "args": q.Args, "reason": q.Reason}})
+	select {
+	case ok := <-ch:
+		return ok, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
