@@ -71,7 +71,7 @@ const (
 type Agent struct {
 	App       *app.App
 	Store     *store.Store
-	Providers map[string]provider.Provider // by provider id; "offline" is always there
+	Providers map[string]provider.Provider // by provider id, over provider.For (tests replace one)
 	MaxSteps  int
 
 	mu      sync.Mutex
@@ -80,7 +80,7 @@ type Agent struct {
 
 // New returns an agent over a booted app and an open store.
 func New(a *app.App, st *store.Store) *Agent {
-	ag := &Agent{App: a, Store: st, Providers: map[string]provider.Provider{provider.Offline: provider.OfflineModel{}},
+	ag := &Agent{App: a, Store: st, Providers: map[string]provider.Provider{},
 		MaxSteps: a.Config.Agent.MaxSteps, running: map[string]context.CancelFunc{}}
 	if ag.MaxSteps <= 0 {
 		ag.MaxSteps = DefaultMaxSteps
@@ -278,7 +278,9 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 	}
 	prov := a.Providers[model.ProviderID]
 	if prov == nil {
-		return nil, fmt.Errorf("model %s: %w %q", model.Name(), provider.ErrUnknownProvider, model.ProviderID)
+		if prov, err = provider.For(model); err != nil {
+			return nil, err
+		}
 	}
 	channel := req.Channel
 	if channel == "" {

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/podcode/podcode/internal/agent"
@@ -339,4 +342,40 @@ func TestDeleteSessionFiresSessionEnd(t *testing.T) {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// A turn on an OpenAI-compatible endpoint (a local server replaying the
+// wire format): tool calls stream in, run through the hooks, and the
+// answer comes back; a provider failure leaves the session consistent.
+func TestTurnOnOpenAICompatibleProvider(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		switch calls.Add(1) {
+		case 1:
+			fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"read\",\"arguments\":\"{\\\"path\\\":\\\"a.txt\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":5}}\n\ndata: [DONE]\n\n")
+		case 2:
+			fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a.txt says hi\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":30,\"completion_tokens\":4}}\n\ndata: [DONE]\n\n")
+		default:
+			w.WriteHeader(401)
+		}
+	}))
+	defer srv.Close()
+	e := newEnv(t, apptest.Project{Files: map[string]string{"a.txt": "hi"}, Config: map[string]any{"model": "local/m", "provider": map[string]any{"local": map[string]any{
+		"options": map[string]any{"baseURL": srv.URL, "maxRetries": 0}, "models": map[string]any{"m": map[string]any{"limit": map[string]any{"context": 8000, "output": 500}}}}}}})
+	res, err := e.turn(t, "what does a.txt say?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "a.txt says hi" || len(res.Messages) != 4 || !strings.Contains(res.Messages[2].Result.Output, "hi") || res.Session.Usage.Input != 40 {
+		t.Errorf("%+v", res)
+	}
+	res, err = e.ag.Run(context.Background(), agent.TurnRequest{SessionID: res.Session.ID, Prompt: "again"})
+	if err == nil || !strings.Contains(err.Error(), "refused the API key") {
+		t.Fatalf("err = %v", err)
+	}
+	last := res.Messages[len(res.Messages)-1]
+	if last.Role != chat.RoleAssistant || last.Status != chat.StatusError || res.Session.Status != store.SessionIdle {
+		t.Errorf("after a failed call: %+v, session %s", last, res.Session.Status)
+	}
 }

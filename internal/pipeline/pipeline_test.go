@@ -275,8 +275,8 @@ func TestOptionsMergeOverPodcodes(t *testing.T) {
 		t.Fatalf("model %+v", m)
 	}
 	req, _ := a.Runner.ChatParams(context.Background(), pipeline.ChatInput{Model: m})
-	if req.Options["baseURL"] != "https://acme.test" || req.Options["store"] != true || req.Options["plugin"] != true || req.Options["reasoningEffort"] != "low" {
-		t.Errorf("options %v: the plugin's keys must win over the computed reasoning effort and the configured options", req.Options)
+	if req.Options["baseURL"] != nil || m.Connection.BaseURL != "https://acme.test" || req.Options["store"] != true || req.Options["plugin"] != true || req.Options["reasoningEffort"] != "low" {
+		t.Errorf("options %v: the plugin's keys must win over the computed reasoning effort and the configured options; connection settings stay out", req.Options)
 	}
 	plain := pipeline.Finalize(m, pipeline.ChatPayload(pipeline.ChatInput{Model: m}))
 	if plain.Options[pipeline.ReasoningEffortKey] != pipeline.DefaultReasoningEffort {

@@ -5,8 +5,10 @@ package provider
 import (
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/podcode/podcode/internal/config"
 )
@@ -23,7 +25,73 @@ type Model struct {
 	ModelID    string         `json:"modelID"`
 	Limit      config.Limit   `json:"limit"`
 	Reasoning  bool           `json:"reasoning,omitempty"`
-	Options    map[string]any `json:"options,omitempty"` // the provider's options, then the model's, merged
+	Options    map[string]any `json:"options,omitempty"` // request options: the provider's, then the model's, merged
+	// Connection is how to reach the provider (baseURL, apiKey, headers,
+	// timeout), with {env:NAME} substituted. It never goes into a request
+	// body, a hook payload, a log line or the API.
+	Connection Connection `json:"-"`
+}
+
+// Connection settings of a provider, from its options.
+type Connection struct {
+	BaseURL    string
+	APIKey     string
+	Headers    map[string]string
+	Timeout    time.Duration
+	MaxRetries int
+}
+
+// connectionKeys are the provider options that configure the connection,
+// not the request.
+var connectionKeys = map[string]bool{"baseURL": true, "apiKey": true, "headers": true, "timeout": true, "maxRetries": true}
+
+// expandEnv substitutes {env:NAME} in s with the environment variable NAME.
+func expandEnv(s string) string {
+	for {
+		i := strings.Index(s, "{env:")
+		if i < 0 {
+			return s
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			return s
+		}
+		s = s[:i] + os.Getenv(s[i+5:i+j]) + s[i+j+1:]
+	}
+}
+
+// connection reads the connection settings out of a provider's options.
+func connection(pid string, opts map[string]any) Connection {
+	c := Connection{MaxRetries: 3, Timeout: 10 * time.Minute}
+	if v, ok := opts["baseURL"].(string); ok {
+		c.BaseURL = strings.TrimRight(expandEnv(v), "/")
+	}
+	if v, ok := opts["apiKey"].(string); ok {
+		c.APIKey = expandEnv(v)
+	}
+	if h, ok := opts["headers"].(map[string]any); ok {
+		c.Headers = map[string]string{}
+		for k, v := range h {
+			if s, ok := v.(string); ok {
+				c.Headers[k] = expandEnv(s)
+			}
+		}
+	}
+	if v, ok := opts["timeout"].(float64); ok && v > 0 {
+		c.Timeout = time.Duration(v) * time.Millisecond
+	}
+	if v, ok := opts["maxRetries"].(float64); ok && v >= 0 {
+		c.MaxRetries = int(v)
+	}
+	if pid == "openai" {
+		if c.BaseURL == "" {
+			c.BaseURL = "https://api.openai.com/v1"
+		}
+		if c.APIKey == "" {
+			c.APIKey = os.Getenv("OPENAI_API_KEY")
+		}
+	}
+	return c
 }
 
 // Name is "provider/model".
@@ -51,9 +119,15 @@ func NewCatalog(cfg *config.Config) *Catalog {
 		for mid, m := range p.Models {
 			name := pid + "/" + mid
 			base := c.models[name]
+			all := map[string]any{}
+			maps.Copy(all, p.Options)
+			maps.Copy(all, m.Options)
 			opts := map[string]any{}
-			maps.Copy(opts, p.Options)
-			maps.Copy(opts, m.Options)
+			for k, v := range all {
+				if !connectionKeys[k] {
+					opts[k] = v
+				}
+			}
 			limit := m.Limit
 			if limit.Context == 0 {
 				limit.Context = base.Limit.Context
@@ -61,7 +135,8 @@ func NewCatalog(cfg *config.Config) *Catalog {
 			if limit.Output == 0 {
 				limit.Output = base.Limit.Output
 			}
-			c.models[name] = Model{ProviderID: pid, ModelID: mid, Limit: limit, Reasoning: m.Reasoning || base.Reasoning, Options: opts}
+			c.models[name] = Model{ProviderID: pid, ModelID: mid, Limit: limit, Reasoning: m.Reasoning || base.Reasoning, Options: opts,
+				Connection: connection(pid, all)}
 		}
 	}
 	if cfg.Model != "" {

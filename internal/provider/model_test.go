@@ -18,7 +18,7 @@ func TestCatalog(t *testing.T) {
 		"offline": {Models: map[string]config.Model{"echo": {Limit: config.Limit{Output: 100}}}},
 	}})
 	m, err = c.Default()
-	if err != nil || m.Name() != "acme/big" || !m.Reasoning || m.Options["a"] != 2 || m.Options["baseURL"] != "u" {
+	if err != nil || m.Name() != "acme/big" || !m.Reasoning || m.Options["a"] != 2 || m.Options["baseURL"] != nil || m.Connection.BaseURL != "u" {
 		t.Errorf("acme/big %+v %v", m, err)
 	}
 	if e, _ := c.Lookup("offline/echo"); e.Limit.Context != 128000 || e.Limit.Output != 100 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/podcode/podcode/internal/chat"
 )
@@ -48,3 +49,16 @@ type Provider interface {
 
 // ErrUnknownProvider is returned for a model whose provider Podcode cannot call.
 var ErrUnknownProvider = errors.New("unknown provider")
+
+// For returns the provider that calls m: the built-in offline model, or an
+// OpenAI-compatible endpoint when the model's provider has a baseURL (or is
+// "openai").
+func For(m Model) (Provider, error) {
+	switch {
+	case m.ProviderID == Offline:
+		return OfflineModel{}, nil
+	case m.Connection.BaseURL != "":
+		return &OpenAI{}, nil
+	}
+	return nil, fmt.Errorf("model %s: %w %q (give it a baseURL in provider.%s.options)", m.Name(), ErrUnknownProvider, m.ProviderID, m.ProviderID)
+}
