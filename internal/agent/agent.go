@@ -234,9 +234,11 @@ func (t *turn) emit(e Event) {
 
 func (t *turn) ctx(ctx context.Context) context.Context { return chat.WithScope(ctx, t.scope) }
 
-// store appends m and tells the bus.
+// store appends m, with known secrets redacted, and tells the bus. The
+// model reads the history from the store, so it never sees them either.
 func (t *turn) store(ctx context.Context, m *chat.Message) error {
 	m.SessionID = t.sess.ID
+	redact(t.a.App.Redact, m)
 	if err := t.a.Store.AppendMessage(context.WithoutCancel(ctx), m); err != nil {
 		return err
 	}
@@ -474,6 +476,17 @@ func (t *turn) runTool(ctx context.Context, call chat.ToolCall) error {
 	}
 	t.emit(Event{Type: "tool.end", Call: &call, Result: result, Message: msg})
 	return nil
+}
+
+// redact replaces known secrets in what a message carries.
+func redact(r interface{ String(string) string }, m *chat.Message) {
+	m.Text, m.Error = r.String(m.Text), r.String(m.Error)
+	for i := range m.ToolCalls {
+		m.ToolCalls[i].Args = json.RawMessage(r.String(string(m.ToolCalls[i].Args)))
+	}
+	if m.Result != nil {
+		m.Result.Output, m.Result.Title = r.String(m.Result.Output), r.String(m.Result.Title)
+	}
 }
 
 // lifecycleRuns turns a dispatch report into hook runs.

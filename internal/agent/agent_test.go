@@ -379,3 +379,24 @@ func TestTurnOnOpenAICompatibleProvider(t *testing.T) {
 		t.Errorf("after a failed call: %+v, session %s", last, res.Session.Status)
 	}
 }
+
+// Secrets of the environment never reach the store, hence neither the
+// model nor the API.
+func TestSecretsAreRedactedBeforeStorage(t *testing.T) {
+	t.Setenv("ACME_API_KEY", "sk-acme-0123456789")
+	e := newEnv(t, apptest.Project{})
+	res, err := e.turn(t, "/tool bash {\"command\": \"echo key=$ACME_API_KEY\"}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ := e.st.Messages(context.Background(), res.Session.ID)
+	for _, m := range msgs {
+		b, _ := json.Marshal(m)
+		if strings.Contains(string(b), "sk-acme-0123456789") {
+			t.Fatalf("a secret was stored: %s", b)
+		}
+	}
+	if !strings.Contains(msgs[2].Result.Output, "key=[redacted]") || !strings.Contains(res.Text, "[redacted]") {
+		t.Errorf("tool output %q, final %q", msgs[2].Result.Output, res.Text)
+	}
+}

@@ -48,6 +48,7 @@ type App struct {
 	Runner  *pipeline.Runner
 	Hooks   *plugin.Dispatcher // the lifecycle events
 	Guard   *guard.Guard       // the Runner's gate; set Guard.Asker to answer permission questions
+	Redact  *logging.Redactor  // the secrets of the environment and the config, for what is stored and streamed
 }
 
 // Options adjust Boot; the zero value is what the server uses.
@@ -76,16 +77,19 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	secrets := Secrets(cfg)
 	log := o.Logger
 	if log == nil {
-		log = logging.New(os.Stderr, logging.LevelFromEnv(), Secrets(cfg))
+		log = logging.New(os.Stderr, logging.LevelFromEnv(), secrets)
 	}
 	for _, w := range cfg.Warnings {
 		log.Warn("config: " + w)
 	}
-	a := &App{Cwd: cwd, Config: cfg, Log: log, Bus: bus.New(log), Tools: tool.NewRegistry(log), Models: provider.NewCatalog(cfg)}
+	a := &App{Cwd: cwd, Config: cfg, Log: log, Bus: bus.New(log), Tools: tool.NewRegistry(log), Models: provider.NewCatalog(cfg),
+		Redact: logging.NewRedactor(secrets)}
 	bash := time.Duration(cfg.Tools.BashTimeoutMs) * time.Millisecond
-	for _, d := range tool.Builtins(tool.Options{Workspace: tool.Workspace{Root: cwd, Allowed: cfg.Tools.AllowedPaths}, BashTimeout: bash}) {
+	for _, d := range tool.Builtins(tool.Options{Workspace: tool.Workspace{Root: cwd, Allowed: cfg.Tools.AllowedPaths}, BashTimeout: bash,
+		Fetch: tool.FetchOptions{AllowPrivate: cfg.Tools.AllowPrivateFetch}}) {
 		if err := a.Tools.Add(d); err != nil {
 			return nil, err
 		}

@@ -105,6 +105,8 @@ type Tools struct {
 	BashTimeoutMs int `json:"bash_timeout_ms,omitempty"`
 	// PluginTimeoutMs limits each execute of a plugin's tool.
 	PluginTimeoutMs int `json:"plugin_timeout_ms,omitempty"`
+	// AllowPrivateFetch lets webfetch reach loopback and private addresses.
+	AllowPrivateFetch bool `json:"allow_private_fetch,omitempty"`
 }
 
 // Agent configures the turn loop.
@@ -268,6 +270,7 @@ func (cfg *Config) merge(path string, data []byte, project bool) error {
 	if f.Tools.PluginTimeoutMs != 0 {
 		cfg.Tools.PluginTimeoutMs = f.Tools.PluginTimeoutMs
 	}
+	cfg.Tools.AllowPrivateFetch = cfg.Tools.AllowPrivateFetch || f.Tools.AllowPrivateFetch
 	for k, v := range f.Permission {
 		if cfg.Permission == nil {
 			cfg.Permission = map[string]string{}

@@ -26,6 +26,22 @@ func New(w io.Writer, level slog.Level, secrets []string) *slog.Logger {
 	return slog.New(&redactor{next: h, r: newReplacer(secrets)})
 }
 
+// Redactor replaces known secrets in text that leaves Podcode's hands: what
+// is stored, what is streamed to clients, what a model reads.
+type Redactor struct{ r *replacer }
+
+// NewRedactor returns a Redactor for secrets (values shorter than 8
+// characters are not treated as secrets).
+func NewRedactor(secrets []string) *Redactor { return &Redactor{r: newReplacer(secrets)} }
+
+// String returns s with every secret replaced by Redacted.
+func (r *Redactor) String(s string) string {
+	if r == nil || r.r == nil {
+		return s
+	}
+	return r.r.r.Replace(s)
+}
+
 // LevelFromEnv reads PODCODE_LOG_LEVEL (debug, info, warn, error); info by
 // default.
 func LevelFromEnv() slog.Level {

@@ -351,7 +351,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				continue
 			}
-			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Type, data)
+			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Type, s.Agent.App.Redact.String(string(data)))
 			flusher.Flush()
 		case <-tick.C:
 			fmt.Fprint(w, ": keep-alive\n\n")

@@ -24,6 +24,7 @@ import (
 type Options struct {
 	Workspace   Workspace
 	BashTimeout time.Duration // default and upper bound of bash's timeout; 2 minutes if zero
+	Fetch       FetchOptions
 }
 
 // Limits that keep one tool result from flooding the model's context.
@@ -35,8 +36,9 @@ const (
 	maxGrepMatches = 500
 )
 
-// Builtins returns the built-in tools. webfetch and task are registered so
-// their ids are taken (and protected); they need the server, and say so.
+// Builtins returns the built-in tools. task is registered so its id is
+// taken (and protected); it runs sub-agents, which only the agent can, and
+// the agent replaces its execute.
 func Builtins(o Options) []*Def {
 	if o.BashTimeout <= 0 {
 		o.BashTimeout = 2 * time.Minute
@@ -78,8 +80,8 @@ func Builtins(o Options) []*Def {
 			Parameters: json.RawMessage(`{"type":"object","properties":{
 				"pattern":{"type":"string","minLength":1},"path":{"type":"string"},"include":{"type":"string"}},
 				"required":["pattern"],"additionalProperties":false}`)},
-		{ID: "webfetch", Source: Builtin, Execute: unavailable("webfetch"),
-			Description: "Fetch a URL and return its content as text.",
+		{ID: "webfetch", Source: Builtin, Execute: webfetch(o.Fetch),
+			Description: "Fetch an http or https URL and return its content as text (HTML reduced to its text).",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"}},"required":["url"],"additionalProperties":false}`)},
 		{ID: "task", Source: Builtin, Execute: unavailable("task"),
 			Description: "Run a sub-agent on a task in a child session and return its answer.",

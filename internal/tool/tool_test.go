@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -237,7 +241,56 @@ func TestGlobAndGrep(t *testing.T) {
 	if _, err := run(t, defs["grep"], `{"pattern": "("}`); err == nil || !strings.Contains(err.Error(), "bad pattern") {
 		t.Errorf("bad regexp: %v", err)
 	}
-	if _, err := run(t, defs["webfetch"], `{"url": "http://example.com"}`); err == nil {
-		t.Error("webfetch without a server should say so")
+}
+
+func TestWebfetch(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/page":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, "<html><head><style>x{}</style><script>alert(1)</script></head><body><h1>Title</h1><p>Hello &amp; welcome</p></body></html>")
+		case "/big":
+			w.Header().Set("Content-Type", "text/plain")
+			w.Write(bytes.Repeat([]byte("x"), 2000))
+		case "/image":
+			w.Header().Set("Content-Type", "image/png")
+			w.Write([]byte{0x89, 'P', 'N', 'G'})
+		case "/redirect":
+			http.Redirect(w, r, "/page", http.StatusFound)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	fetch := func(o FetchOptions, url string) (Result, error) {
+		d := &Def{ID: "webfetch", Execute: webfetch(o)}
+		return d.Execute(context.Background(), Call{}, map[string]any{"url": url})
+	}
+	// Without the config's allowance, loopback and private addresses are
+	// refused after resolution and before any connection.
+	for _, u := range []string{srv.URL + "/page", "http://localhost:1/", "http://169.254.169.254/latest/meta-data", "http://10.0.0.1/", "http://[::1]:1/", "http://100.64.0.1/"} {
+		if _, err := fetch(FetchOptions{}, u); !errors.Is(err, ErrForbiddenAddress) {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+	open := FetchOptions{AllowPrivate: true, MaxBytes: 1000}
+	res, err := fetch(open, srv.URL+"/redirect")
+	if err != nil || res.Output != "Title\nHello & welcome" || res.Metadata["status"] != 200 {
+		t.Errorf("page: %q %v", res.Output, err)
+	}
+	res, err = fetch(open, srv.URL+"/big")
+	if err != nil || !strings.HasSuffix(res.Output, "(truncated at 1000 bytes)") || res.Metadata["truncated"] != true {
+		t.Errorf("big: %v %v", res.Metadata, err)
+	}
+	for path, want := range map[string]string{"/image": "not text", "/missing": "404", "": ""} {
+		if path == "" {
+			continue
+		}
+		if _, err := fetch(open, srv.URL+path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
+	if _, err := fetch(open, "file:///etc/passwd"); err == nil || !strings.Contains(err.Error(), "not an http") {
+		t.Errorf("file URL: %v", err)
 	}
 }
