@@ -224,6 +224,7 @@ type turn struct {
 	scope chat.Scope
 	prov  provider.Provider
 	out   *TurnResult
+	hist  []chat.Message // what the model sees, loaded once a turn, then kept up to date
 }
 
 func (t *turn) emit(e Event) {
@@ -243,6 +244,9 @@ func (t *turn) store(ctx context.Context, m *chat.Message) error {
 		return err
 	}
 	t.out.Messages = append(t.out.Messages, *m)
+	if t.hist != nil && m.Role != chat.RoleSummary {
+		t.hist = append(t.hist, *m)
+	}
 	t.a.App.Bus.Publish(EventMessageStored, map[string]any{"sessionID": t.sess.ID, "message": toData(m)})
 	return nil
 }

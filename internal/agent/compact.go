@@ -20,13 +20,18 @@ const (
 )
 
 // history returns what the model sees: the latest summary, then every
-// message after what it summarizes. It compacts first when needed.
+// message after what it summarizes. It is read from the store once a turn
+// and kept up to date as messages are stored. It compacts first when
+// needed.
 func (t *turn) history(ctx context.Context) ([]chat.Message, error) {
-	all, err := t.a.Store.Messages(ctx, t.sess.ID)
-	if err != nil {
-		return nil, err
+	if t.hist == nil {
+		recent, err := t.a.Store.Recent(ctx, t.sess.ID)
+		if err != nil {
+			return nil, err
+		}
+		t.hist = visible(recent)
 	}
-	msgs := visible(all)
+	msgs := t.hist
 	limit := t.model.Limit.Context
 	if limit <= 0 || estimate(msgs) < int(float64(limit)*compactAt) {
 		return msgs, nil
@@ -56,7 +61,8 @@ func (t *turn) history(ctx context.Context) ([]chat.Message, error) {
 		t.a.Store.UpdateMessage(context.WithoutCancel(ctx), summary)
 	}
 	t.a.App.Bus.Publish(EventCompacted, map[string]any{"sessionID": t.sess.ID, "summarized": cut})
-	return append([]chat.Message{*summary}, msgs[cut:]...), nil
+	t.hist = append([]chat.Message{*summary}, msgs[cut:]...)
+	return t.hist, nil
 }
 
 // visible is the latest summary and the messages after what it covers.

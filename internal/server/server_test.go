@@ -15,7 +15,7 @@ import (
 	"github.com/podcode/podcode/internal/store"
 )
 
-func newServer(t *testing.T, token string, p apptest.Project) *httptest.Server {
+func newServer(t testing.TB, token string, p apptest.Project) *httptest.Server {
 	t.Helper()
 	a, _ := apptest.Boot(t, p)
 	st, err := store.Open(context.Background(), filepath.Join(a.Cwd, ".podcode", "podcode.db"))
@@ -40,9 +40,11 @@ func call(t *testing.T, srv *httptest.Server, method, path, token, body string) 
 	}
 	defer res.Body.Close()
 	var out map[string]any
-	json.NewDecoder(res.Body).Decode(&out)
+	decodeJSON(res, &out)
 	return res.StatusCode, out
 }
+
+func decodeJSON(res *http.Response, v any) { json.NewDecoder(res.Body).Decode(v) }
 
 func TestTokenOnEveryRequest(t *testing.T) {
 	srv := newServer(t, "s3cret-token", apptest.Project{})

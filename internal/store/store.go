@@ -88,6 +88,7 @@ CREATE TABLE IF NOT EXISTS messages (
 	created_at INTEGER NOT NULL,
 	UNIQUE (session_id, seq)
 );
+CREATE INDEX IF NOT EXISTS messages_role ON messages (session_id, role, seq);
 `
 
 // Open opens (creating if needed) the database at path and marks what a
@@ -280,7 +281,29 @@ func (s *Store) UpdateMessage(ctx context.Context, m *chat.Message) error {
 
 // Messages returns a session's messages in order.
 func (s *Store) Messages(ctx context.Context, sessionID string) ([]chat.Message, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT body FROM messages WHERE session_id = ? ORDER BY seq`, sessionID)
+	return s.messages(ctx, `SELECT body FROM messages WHERE session_id = ? ORDER BY seq`, sessionID)
+}
+
+// Recent returns what a model sees of a session: its latest summary (if
+// any) and every message after what that summary covers, in order. A long
+// session that was compacted is not read whole.
+func (s *Store) Recent(ctx context.Context, sessionID string) ([]chat.Message, error) {
+	last, err := s.messages(ctx, `SELECT body FROM messages WHERE session_id = ? AND role = ? ORDER BY seq DESC LIMIT 1`, sessionID, chat.RoleSummary)
+	if err != nil || len(last) == 0 {
+		if err != nil {
+			return nil, err
+		}
+		return s.Messages(ctx, sessionID)
+	}
+	rest, err := s.messages(ctx, `SELECT body FROM messages WHERE session_id = ? AND seq > ? AND role != ? ORDER BY seq`, sessionID, last[0].Through, chat.RoleSummary)
+	if err != nil {
+		return nil, err
+	}
+	return append(last, rest...), nil
+}
+
+func (s *Store) messages(ctx context.Context, query string, args ...any) ([]chat.Message, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -293,7 +316,7 @@ func (s *Store) Messages(ctx context.Context, sessionID string) ([]chat.Message,
 		}
 		var m chat.Message
 		if err := json.Unmarshal([]byte(body), &m); err != nil {
-			return nil, fmt.Errorf("store: decoding a message of %s: %w", sessionID, err)
+			return nil, fmt.Errorf("store: decoding a message: %w", err)
 		}
 		out = append(out, m)
 	}

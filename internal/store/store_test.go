@@ -114,3 +114,30 @@ func TestConcurrentAppends(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestRecentStartsAtTheLatestSummary(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join(t.TempDir(), "db"))
+	sess, _ := s.CreateSession(ctx, Session{})
+	add := func(m chat.Message) int64 {
+		m.SessionID = sess.ID
+		s.AppendMessage(ctx, &m)
+		return m.Seq
+	}
+	add(chat.Message{Role: chat.RoleUser, Text: "1"})
+	through := add(chat.Message{Role: chat.RoleAssistant, Text: "2"})
+	add(chat.Message{Role: chat.RoleUser, Text: "3"})
+	add(chat.Message{Role: chat.RoleSummary, Text: "sum", Through: through})
+	add(chat.Message{Role: chat.RoleAssistant, Text: "4"})
+	recent, err := s.Recent(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, m := range recent {
+		texts = append(texts, m.Text)
+	}
+	if fmt.Sprint(texts) != "[sum 3 4]" {
+		t.Errorf("recent %v", texts)
+	}
+}
