@@ -37,6 +37,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 
 	"github.com/podcode/podcode/internal/app"
@@ -76,12 +77,13 @@ type Agent struct {
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc // turns under way, by session
+	byModel map[string]provider.Provider  // providers made so far, by model
 }
 
 // New returns an agent over a booted app and an open store.
 func New(a *app.App, st *store.Store) *Agent {
 	ag := &Agent{App: a, Store: st, Providers: map[string]provider.Provider{},
-		MaxSteps: a.Config.Agent.MaxSteps, running: map[string]context.CancelFunc{}}
+		MaxSteps: a.Config.Agent.MaxSteps, running: map[string]context.CancelFunc{}, byModel: map[string]provider.Provider{}}
 	if ag.MaxSteps <= 0 {
 		ag.MaxSteps = DefaultMaxSteps
 	}
@@ -165,6 +167,28 @@ func (a *Agent) CancelAll() {
 	for _, cancel := range a.running {
 		cancel()
 	}
+}
+
+// provider returns the provider of a model, made once and kept (a
+// replayed recording keeps its place across turns).
+func (a *Agent) provider(m provider.Model) (provider.Provider, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if p := a.Providers[m.ProviderID]; p != nil {
+		return p, nil
+	}
+	if p := a.byModel[m.Name()]; p != nil {
+		return p, nil
+	}
+	if r := m.Connection.Replay; r != "" && !filepath.IsAbs(r) {
+		m.Connection.Replay = filepath.Join(a.App.Cwd, r) // relative to the project
+	}
+	p, err := provider.For(m)
+	if err != nil {
+		return nil, err
+	}
+	a.byModel[m.Name()] = p
+	return p, nil
 }
 
 // Cancel cancels the turn running in session id, if any.
@@ -282,11 +306,9 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	prov := a.Providers[model.ProviderID]
-	if prov == nil {
-		if prov, err = provider.For(model); err != nil {
-			return nil, err
-		}
+	prov, err := a.provider(model)
+	if err != nil {
+		return nil, err
 	}
 	channel := req.Channel
 	if channel == "" {

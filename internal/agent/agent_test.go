@@ -400,3 +400,23 @@ func TestSecretsAreRedactedBeforeStorage(t *testing.T) {
 		t.Errorf("tool output %q, final %q", msgs[2].Result.Output, res.Text)
 	}
 }
+
+// A recorded conversation replays fixed turns, so plugins can be tested
+// against them.
+func TestOfflineReplay(t *testing.T) {
+	e := newEnv(t, apptest.Project{Files: map[string]string{
+		"a.txt": "alpha",
+		"turn.jsonl": `{"text": "Let me look.", "toolCalls": [{"tool": "read", "args": {"path": "a.txt"}}]}` + "\n" +
+			`{"text": "It says alpha.", "usage": {"input": 100, "output": 5}}` + "\n",
+	}, Config: map[string]any{"provider": map[string]any{"offline": map[string]any{"options": map[string]any{"replay": "turn.jsonl"}}}}})
+	res, err := e.turn(t, "what is in a.txt?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "It says alpha." || !strings.Contains(res.Messages[2].Result.Output, "alpha") || res.Session.Usage.Output < 5 {
+		t.Errorf("%+v", res)
+	}
+	if _, err := e.turn(t, "more"); err == nil || !strings.Contains(err.Error(), "has no answer 3") {
+		t.Errorf("after the recording: %v", err)
+	}
+}

@@ -39,11 +39,12 @@ type Connection struct {
 	Headers    map[string]string
 	Timeout    time.Duration
 	MaxRetries int
+	Replay     string // the offline model: a recorded conversation to replay
 }
 
 // connectionKeys are the provider options that configure the connection,
 // not the request.
-var connectionKeys = map[string]bool{"baseURL": true, "apiKey": true, "headers": true, "timeout": true, "maxRetries": true}
+var connectionKeys = map[string]bool{"baseURL": true, "apiKey": true, "headers": true, "timeout": true, "maxRetries": true, "replay": true}
 
 // expandEnv substitutes {env:NAME} in s with the environment variable NAME.
 func expandEnv(s string) string {
@@ -83,6 +84,9 @@ func connection(pid string, opts map[string]any) Connection {
 	if v, ok := opts["maxRetries"].(float64); ok && v >= 0 {
 		c.MaxRetries = int(v)
 	}
+	if v, ok := opts["replay"].(string); ok {
+		c.Replay = expandEnv(v)
+	}
 	if pid == "openai" {
 		if c.BaseURL == "" {
 			c.BaseURL = "https://api.openai.com/v1"
@@ -116,6 +120,24 @@ func NewCatalog(cfg *config.Config) *Catalog {
 		return c
 	}
 	for pid, p := range cfg.Provider {
+		// The provider's options reach the models Podcode knows of it too.
+		for name, m := range c.models {
+			if m.ProviderID == pid {
+				if len(p.Options) > 0 {
+					m.Options = maps.Clone(m.Options)
+					if m.Options == nil {
+						m.Options = map[string]any{}
+					}
+					for k, v := range p.Options {
+						if !connectionKeys[k] {
+							m.Options[k] = v
+						}
+					}
+					m.Connection = connection(pid, p.Options)
+					c.models[name] = m
+				}
+			}
+		}
 		for mid, m := range p.Models {
 			name := pid + "/" + mid
 			base := c.models[name]

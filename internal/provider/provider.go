@@ -55,6 +55,8 @@ var ErrUnknownProvider = errors.New("unknown provider")
 // "openai").
 func For(m Model) (Provider, error) {
 	switch {
+	case m.ProviderID == Offline && m.Connection.Replay != "":
+		return LoadReplay(m.Connection.Replay)
 	case m.ProviderID == Offline:
 		return OfflineModel{}, nil
 	case m.Connection.BaseURL != "":
