@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/podcode/podcode/internal/agent"
 	"github.com/podcode/podcode/internal/apptest"
@@ -419,4 +420,61 @@ func TestOfflineReplay(t *testing.T) {
 	if _, err := e.turn(t, "more"); err == nil || !strings.Contains(err.Error(), "has no answer 3") {
 		t.Errorf("after the recording: %v", err)
 	}
+}
+
+// Cancelling a turn reaches the running tool: the bash command is killed,
+// the turn ends at once, the session is marked interrupted.
+func TestCancelReachesTheRunningTool(t *testing.T) {
+	e := newEnv(t, apptest.Project{})
+	sess, _ := e.ag.NewSession(context.Background(), agent.SessionRequest{})
+	started := make(chan struct{})
+	var once sync.Once
+	e.ag.App.Bus.Subscribe("tool.call.started", "test", func(bus.Event) { once.Do(func() { close(started) }) })
+	done := make(chan error, 1)
+	begin := time.Now()
+	go func() {
+		_, err := e.ag.Run(context.Background(), agent.TurnRequest{SessionID: sess.ID, Prompt: "/tool bash {\"command\": \"sleep 30\"}"})
+		done <- err
+	}()
+	<-started
+	if !e.ag.Cancel(sess.ID) {
+		t.Fatal("no turn to cancel")
+	}
+	err := <-done
+	if !errors.Is(err, context.Canceled) || time.Since(begin) > 10*time.Second {
+		t.Fatalf("err %v after %s", err, time.Since(begin))
+	}
+	got, _ := e.st.Session(context.Background(), store.DefaultTenant, sess.ID)
+	if got.Status != store.SessionInterrupted {
+		t.Errorf("status %q", got.Status)
+	}
+	if strings.Contains(e.rec.events(), "PostToolUse") && !strings.Contains(e.rec.events(), "PostToolUseFailure:bash") {
+		t.Errorf("events %s", e.rec.events())
+	}
+}
+
+// Many sessions run turns at once. Run with -race.
+func TestManySessionsAtOnce(t *testing.T) {
+	e := newEnv(t, apptest.Project{Files: map[string]string{"a.txt": "a",
+		".podcode/plugins/p.js": `export default { id: "p", server: () => ({ "tool.execute.after": (i) => ({ ...i, result: { ...i.result, output: i.result.output + "!" } }) }) }`}})
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			sess, err := e.ag.NewSession(context.Background(), agent.SessionRequest{})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for j := 0; j < 3; j++ {
+				res, err := e.ag.Run(context.Background(), agent.TurnRequest{SessionID: sess.ID, Prompt: fmt.Sprintf("/tool read {\"path\": \"a.txt\", \"offset\": %d}", j%1)})
+				if err != nil || !strings.HasSuffix(res.Text, "!") {
+					t.Errorf("session %d turn %d: %v %+v", i, j, err, res)
+					return
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
 }
