@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"regexp"
 	"runtime"
 	"slices"
 	"sync"
@@ -141,6 +142,7 @@ type entry struct {
 	source     string
 	layer      Layer
 	failClosed bool
+	matcher    *regexp.Regexp
 	seq        uint64
 }
 
@@ -191,6 +193,12 @@ func WithLayer(l Layer) RegisterOption { return func(e *entry) { e.layer = l } }
 // WithSource names the handler in logs and reports: a plugin id, a file, a
 // command line. By default it is the handler's function name and position.
 func WithSource(s string) RegisterOption { return func(e *entry) { e.source = s } }
+
+// WithMatcher limits the handler to tool calls whose tool name matches m
+// (for instance ^(bash|write)$), on the tool events (PreToolUse, PostToolUse,
+// PostToolUseFailure); on other events it always runs. A handler that does
+// not match is reported as not matched and casts no vote.
+func WithMatcher(m *regexp.Regexp) RegisterOption { return func(e *entry) { e.matcher = m } }
 
 // FailClosed makes a failure of this handler count as a deny: an error, a
 // panic, an unknown decision, being abandoned at the deadline, or not running
@@ -259,6 +267,7 @@ type HandlerInfo struct {
 	Source     string    `json:"source"`
 	Layer      Layer     `json:"layer"`
 	FailClosed bool      `json:"fail_closed,omitempty"`
+	Matcher    string    `json:"matcher,omitempty"`  // the tool names it is limited to
 	LeftOut    bool      `json:"left_out,omitempty"` // beyond MaxHandlersPerEvent: never runs
 }
 
@@ -283,7 +292,11 @@ func (d *Dispatcher) Handlers(event HookEvent) []HandlerInfo {
 }
 
 func (e *entry) info(leftOut bool) HandlerInfo {
-	return HandlerInfo{Event: e.event, Source: e.source, Layer: e.layer, FailClosed: e.failClosed, LeftOut: leftOut}
+	info := HandlerInfo{Event: e.event, Source: e.source, Layer: e.layer, FailClosed: e.failClosed, LeftOut: leftOut}
+	if e.matcher != nil {
+		info.Matcher = e.matcher.String()
+	}
+	return info
 }
 
 // funcSource names a handler by its function and position, e.g.

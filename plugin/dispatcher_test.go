@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -509,5 +510,26 @@ func TestSkippedHandlerNeverRuns(t *testing.T) {
 		if s {
 			t.Fatalf("iteration %d: a handler reported as skipped ran", i)
 		}
+	}
+}
+
+func TestMatcher(t *testing.T) {
+	d, _ := newTestDispatcher(t)
+	mustRegister(t, d, HookPreToolUse, DenyHook("no shell"), WithSource("shell-guard"), WithMatcher(regexp.MustCompile(`^(bash|sh)$`)))
+	mustRegister(t, d, HookSessionStart, AllowHook(), WithMatcher(regexp.MustCompile(`^never$`)))
+	rep, _ := d.DispatchReport(context.Background(), &HookPayload{Event: HookPreToolUse, ToolName: "bash"})
+	if rep.Result.Decision != DecisionDeny {
+		t.Errorf("bash: %+v", rep.Result)
+	}
+	rep, _ = d.DispatchReport(context.Background(), &HookPayload{Event: HookPreToolUse, ToolName: "bashful"})
+	if rep.Result.Decision != DecisionDefer || rep.Handlers[0].Outcome != OutcomeNotMatched {
+		t.Errorf("bashful: %+v", rep)
+	}
+	rep, _ = d.DispatchReport(context.Background(), &HookPayload{Event: HookSessionStart})
+	if rep.Result.Decision != DecisionAllow {
+		t.Errorf("a matcher does not apply to non-tool events: %+v", rep)
+	}
+	if info := d.Handlers(HookPreToolUse); info[0].Matcher != `^(bash|sh)$` {
+		t.Errorf("info %+v", info)
 	}
 }

@@ -9,14 +9,15 @@ import (
 type Outcome string
 
 const (
-	OutcomeVoted     Outcome = "voted"     // returned a decision
-	OutcomeAbstained Outcome = "abstained" // returned no result, or one without a decision
-	OutcomeError     Outcome = "error"     // returned an error, or an unknown decision
-	OutcomePanic     Outcome = "panic"     // panicked (or called runtime.Goexit)
-	OutcomeTimedOut  Outcome = "timed_out" // still running at the dispatch deadline; abandoned
-	OutcomeCanceled  Outcome = "canceled"  // still running when the caller's context ended; abandoned
-	OutcomeSkipped   Outcome = "skipped"   // never started: the deadline or the caller's context came first
-	OutcomeLeftOut   Outcome = "left_out"  // beyond MaxHandlersPerEvent; never runs (SPEC L10)
+	OutcomeVoted      Outcome = "voted"       // returned a decision
+	OutcomeAbstained  Outcome = "abstained"   // returned no result, or one without a decision
+	OutcomeError      Outcome = "error"       // returned an error, or an unknown decision
+	OutcomePanic      Outcome = "panic"       // panicked (or called runtime.Goexit)
+	OutcomeTimedOut   Outcome = "timed_out"   // still running at the dispatch deadline; abandoned
+	OutcomeCanceled   Outcome = "canceled"    // still running when the caller's context ended; abandoned
+	OutcomeSkipped    Outcome = "skipped"     // never started: the deadline or the caller's context came first
+	OutcomeLeftOut    Outcome = "left_out"    // beyond MaxHandlersPerEvent; never runs (SPEC L10)
+	OutcomeNotMatched Outcome = "not_matched" // its matcher did not match the tool; it did not run
 )
 
 // HandlerRun is what one handler did in one dispatch.

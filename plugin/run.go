@@ -150,12 +150,18 @@ func (r *run) workChanged() bool {
 // step runs handler i and publishes its slot. prev and the time returned
 // are clock() readings; ok is false when the caller closed the run meanwhile.
 func (r *run) step(i int, prev time.Duration) (time.Duration, bool) {
+	if m := r.chain.run[i].matcher; m != nil && r.base.Event.IsToolEvent() && !m.MatchString(r.base.ToolName) {
+		return r.record(i, nil, nil, unmatched{}, prev)
+	}
 	p := &r.copies[i]
 	*p = r.base
 	p.Extra = r.work
 	res, err, pv := r.call(i, p, prev)
 	return r.record(i, res, err, pv, prev)
 }
+
+// unmatched stands for a handler whose matcher did not match the tool.
+type unmatched struct{}
 
 // goexit stands for a handler that called runtime.Goexit.
 type goexit struct{}
@@ -198,6 +204,8 @@ func (r *run) record(i int, res *HookResult, err error, pv any, prev time.Durati
 	s := &r.slots[i]
 	*s = HandlerRun{Source: e.source, Layer: e.layer, FailClosed: e.failClosed, Duration: now - prev}
 	switch {
+	case pv == unmatched{}:
+		s.Outcome = OutcomeNotMatched
 	case pv != nil:
 		s.Outcome = OutcomePanic
 		attrs := []any{"event", string(e.event), "source", e.source, "layer", e.layer.String()}

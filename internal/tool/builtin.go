@@ -13,11 +13,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/podcode/podcode/internal/proc"
 )
 
 // Options configure the built-in tools.
@@ -255,9 +256,7 @@ func (b builtins) bash(parent context.Context, _ Call, args map[string]any) (Res
 	cmd.Dir = dir
 	// Its own process group, so a timeout or a cancelled turn kills the
 	// command's children too, not only bash.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
+	proc.KillGroup(cmd)
 	var out tailBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()

@@ -1,0 +1,217 @@
+// Package manifest loads manifest plugins: a directory with a
+// podcode-plugin.json that contributes lifecycle handlers run as separate
+// programs, in any language (SPEC L2).
+//
+//	{
+//	  "id": "secrets-guard",
+//	  "version": "1.0.0",
+//	  "activationEvents": ["onHook:PreToolUse"],
+//	  "contributes": {"hooks": [
+//	    {"event": "PreToolUse", "matcher": "bash|write", "failClosed": true,
+//	     "handler": {"command": "./guard.sh", "timeout": 10}},
+//	    {"event": "PostToolUse", "handler": {"process": "./audit", "args": ["--json"]}}
+//	  ]}
+//	}
+//
+// # Lifecycle of a manifest plugin
+//
+//  1. Found: a directory directly under .podcode/plugins/ or the user's
+//     plugins folder, or named in the config's plugin array, holding
+//     podcode-plugin.json.
+//  2. Parsed and checked: every event name (in contributes.hooks and in
+//     onHook: activation events) with plugin.IsValidHookEvent, every matcher
+//     compiled; a bad manifest is refused with an error naming the file and
+//     the entry, and the server carries on without it.
+//  3. Registered: each enabled entry becomes a handler of its event (in the
+//     plugin layer; fail-closed when the entry says so; limited by its
+//     matcher to the tool names it matches, the whole name).
+//  4. Activated: a process handler starts at start-up when the manifest has
+//     onStart, otherwise the first time one of its events is dispatched
+//     (onHook:<Event>, the default). It is restarted with backoff when it
+//     dies, and stopped when the server stops. A command handler is a new
+//     process per call.
+package manifest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/podcode/podcode/plugin"
+)
+
+// FileName is the manifest's file name.
+const FileName = "podcode-plugin.json"
+
+// Manifest is a parsed podcode-plugin.json.
+type Manifest struct {
+	ID               string   `json:"id"`
+	Version          string   `json:"version"`
+	ActivationEvents []string `json:"activationEvents,omitempty"`
+	Contributes      struct {
+		Hooks []Entry `json:"hooks"`
+	} `json:"contributes"`
+
+	Dir     string `json:"-"` // the plugin's directory
+	File    string `json:"-"` // its manifest
+	Project bool   `json:"-"` // found in (or named by) the project, not the user's folder
+}
+
+// Entry is one contributed handler.
+type Entry struct {
+	Event      string  `json:"event"`
+	Matcher    string  `json:"matcher,omitempty"` // a regular expression over the whole tool name
+	Handler    Handler `json:"handler"`
+	FailClosed bool    `json:"failClosed,omitempty"`
+	Enabled    *bool   `json:"enabled,omitempty"` // false removes the entry
+
+	matcher *regexp.Regexp
+}
+
+// Handler says what runs: a command per call, or a long-lived process.
+type Handler struct {
+	Command string   `json:"command,omitempty"`
+	Timeout float64  `json:"timeout,omitempty"` // seconds, for a command
+	Process string   `json:"process,omitempty"`
+	Args    []string `json:"args,omitempty"`
+}
+
+// Error is a problem with a manifest: the file and the entry.
+type Error struct {
+	File  string
+	Where string // e.g. contributes.hooks[2].event
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	if e.Where == "" {
+		return e.File + ": " + e.Msg
+	}
+	return fmt.Sprintf("%s: %s: %s", e.File, e.Where, e.Msg)
+}
+
+// Parse reads and checks a manifest (steps 2 of the lifecycle).
+func Parse(file string, data []byte) (*Manifest, error) {
+	m := &Manifest{File: file, Dir: filepath.Dir(file)}
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(m); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, &Error{File: file, Where: te.Field, Msg: fmt.Sprintf("want %s, found a JSON %s", te.Type, te.Value)}
+		}
+		return nil, &Error{File: file, Msg: "not a valid manifest: " + err.Error()}
+	}
+	if strings.TrimSpace(m.ID) == "" {
+		return nil, &Error{File: file, Where: "id", Msg: "a manifest needs an id"}
+	}
+	for i, a := range m.ActivationEvents {
+		where := fmt.Sprintf("activationEvents[%d]", i)
+		switch {
+		case a == "onStart":
+		case strings.HasPrefix(a, "onHook:"):
+			if ev := strings.TrimPrefix(a, "onHook:"); !plugin.IsValidHookEvent(ev) {
+				_, perr := plugin.ParseHookEvent(ev)
+				return nil, &Error{File: file, Where: where, Msg: perr.Error()}
+			}
+		default:
+			return nil, &Error{File: file, Where: where, Msg: fmt.Sprintf("%q is not onStart or onHook:<Event>", a)}
+		}
+	}
+	for i := range m.Contributes.Hooks {
+		e := &m.Contributes.Hooks[i]
+		where := fmt.Sprintf("contributes.hooks[%d]", i)
+		if !plugin.IsValidHookEvent(e.Event) {
+			_, perr := plugin.ParseHookEvent(e.Event)
+			return nil, &Error{File: file, Where: where + ".event", Msg: perr.Error()}
+		}
+		if e.Matcher != "" {
+			re, err := regexp.Compile(`^(?:` + e.Matcher + `)$`)
+			if err != nil {
+				return nil, &Error{File: file, Where: where + ".matcher", Msg: fmt.Sprintf("%q does not compile: %v", e.Matcher, err)}
+			}
+			e.matcher = re
+		}
+		h := e.Handler
+		switch {
+		case h.Command != "" && h.Process != "":
+			return nil, &Error{File: file, Where: where + ".handler", Msg: "give either command or process, not both"}
+		case h.Command == "" && h.Process == "":
+			return nil, &Error{File: file, Where: where + ".handler", Msg: "a handler needs a command or a process"}
+		case h.Timeout < 0:
+			return nil, &Error{File: file, Where: where + ".handler.timeout", Msg: "must not be negative"}
+		}
+	}
+	return m, nil
+}
+
+// Enabled reports whether the entry runs: not switched off in the manifest
+// nor in the config's hooks overrides.
+func (e *Entry) enabled(overrides map[string]bool, id string) bool {
+	if e.Enabled != nil && !*e.Enabled {
+		return false
+	}
+	if on, ok := overrides[id+"/"+e.Event]; ok && !on {
+		return false
+	}
+	return true
+}
+
+// activatesOnStart reports whether the manifest's processes start at boot.
+func (m *Manifest) activatesOnStart() bool { return slices.Contains(m.ActivationEvents, "onStart") }
+
+// Found is a manifest directory found in a plugins folder or the config.
+type Found struct {
+	Dir     string
+	Project bool
+}
+
+// Discover lists manifest directories: the directories directly under the
+// project's .podcode/plugins and the user's plugins folder that hold a
+// manifest (each folder in name order), then extra (from the config).
+func Discover(cwd, userDir string, extra []Found) []Found {
+	var out []Found
+	for _, d := range []Found{{filepath.Join(cwd, ".podcode", "plugins"), true}, {filepath.Join(userDir, "plugins"), false}} {
+		entries, err := os.ReadDir(d.Dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			dir := filepath.Join(d.Dir, e.Name())
+			if e.IsDir() && IsPluginDir(dir) {
+				out = append(out, Found{Dir: dir, Project: d.Project})
+			}
+		}
+	}
+	return append(out, extra...)
+}
+
+// IsPluginDir reports whether dir holds a manifest.
+func IsPluginDir(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, FileName))
+	return err == nil && st.Mode().IsRegular()
+}
+
+// Load reads and checks the manifest in dir.
+func Load(f Found) (*Manifest, error) {
+	file := filepath.Join(f.Dir, FileName)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &Error{File: file, Msg: "no manifest"}
+		}
+		return nil, &Error{File: file, Msg: err.Error()}
+	}
+	m, err := Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	m.Project = f.Project
+	return m, nil
+}
