@@ -56,7 +56,21 @@ type Config struct {
 	// Agent configures the turn loop; the project's non-zero values win.
 	Agent Agent
 	// Server configures `podcode serve`; the project's non-zero values win.
+	// Tenant tokens come from the user's file only: a token grants access,
+	// and a cloned repository must not be able to grant it.
 	Server Server
+	// Hooks switches lifecycle handlers off by "<plugin id>/<Event>"
+	// (false removes that plugin's handlers of that event). A handler the
+	// user's file switches off stays off whatever the project's says.
+	Hooks map[string]HookOverride
+	// Cron jobs, by name; the project's job of a name replaces the user's.
+	Cron []CronJob
+	// Webhooks by name; the project's webhook of a name replaces the user's.
+	Webhooks map[string]Webhook
+	// DisableProjectPlugins (user's file only) stops all code that comes
+	// with the project: its plugins, manifests and .claude hooks. A
+	// project's file cannot switch it off.
+	DisableProjectPlugins bool
 
 	// Files are the configuration files that were read, in layer order.
 	Files []string
@@ -121,6 +135,50 @@ type Agent struct {
 type Server struct {
 	Addr  string `json:"addr,omitempty"`  // 127.0.0.1:4096 if empty
 	Token string `json:"token,omitempty"` // the API token; PODCODE_API_TOKEN overrides
+	// Tokens are further API tokens, each acting for a tenant and a user
+	// (user's file only). {env:NAME} in a token is the variable's value.
+	Tokens []TenantToken `json:"tokens,omitempty"`
+}
+
+// TenantToken maps an API token to the tenant and user it acts for.
+type TenantToken struct {
+	Token    string `json:"token"`
+	TenantID int64  `json:"tenant_id"`
+	UserID   string `json:"user_id"`
+}
+
+// HookOverride is one entry of hooks.
+type HookOverride struct {
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// CronJob is one entry of cron.
+type CronJob struct {
+	Name     string `json:"name"`
+	Schedule string `json:"schedule"`          // five fields: minute hour day-of-month month day-of-week
+	Prompt   string `json:"prompt"`            // what the turn is asked
+	Session  string `json:"session,omitempty"` // a session to continue; a new session each run if empty
+}
+
+// Webhook is one entry of webhooks.
+type Webhook struct {
+	Secret string `json:"secret"` // HMAC-SHA256 key; {env:NAME} is the variable's value
+	Prompt string `json:"prompt"` // a text/template over .Body, .JSON and .Headers
+}
+
+// ExpandEnv substitutes {env:NAME} in s with the environment variable NAME.
+func ExpandEnv(s string) string {
+	for {
+		i := strings.Index(s, "{env:")
+		if i < 0 {
+			return s
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			return s
+		}
+		s = s[:i] + os.Getenv(s[i+5:i+j]) + s[i+j+1:]
+	}
 }
 
 // file is the shape of one configuration file.
@@ -135,10 +193,15 @@ type file struct {
 	Permission      map[string]string          `json:"permission,omitempty"`
 	Agent           Agent                      `json:"agent"`
 	Server          Server                     `json:"server"`
+	Hooks           map[string]HookOverride    `json:"hooks,omitempty"`
+	Cron            []CronJob                  `json:"cron,omitempty"`
+	Webhooks        map[string]Webhook         `json:"webhooks,omitempty"`
+	// DisableProjectPlugins is honoured in the user's file only.
+	DisableProjectPlugins *bool `json:"disable_project_plugins,omitempty"`
 }
 
 // knownKeys are the top-level keys of a file; others draw a warning.
-var knownKeys = []string{"$schema", "plugin", "plugin_config", "disabled_plugins", "model", "provider", "tools", "permission", "agent", "server"}
+var knownKeys = []string{"$schema", "plugin", "plugin_config", "disabled_plugins", "model", "provider", "tools", "permission", "agent", "server", "hooks", "cron", "webhooks", "disable_project_plugins"}
 
 // Error is a problem in a configuration file, with its position.
 type Error struct {
@@ -283,7 +346,52 @@ func (cfg *Config) merge(path string, data []byte, project bool) error {
 	mergeNonZero(&cfg.Agent.System, f.Agent.System)
 	mergeNonZero(&cfg.Server.Addr, f.Server.Addr)
 	mergeNonZero(&cfg.Server.Token, f.Server.Token)
+	if project {
+		if len(f.Server.Tokens) > 0 {
+			cfg.Warnings = append(cfg.Warnings, path+`: key "server.tokens": ignored in a project's file; tenant tokens belong in the user's file`)
+		}
+		if f.DisableProjectPlugins != nil {
+			cfg.Warnings = append(cfg.Warnings, path+`: key "disable_project_plugins": ignored in a project's file; it belongs in the user's file`)
+		}
+	} else {
+		cfg.Server.Tokens = append(cfg.Server.Tokens, f.Server.Tokens...)
+		cfg.DisableProjectPlugins = cfg.DisableProjectPlugins || f.DisableProjectPlugins != nil && *f.DisableProjectPlugins
+	}
+	for k, o := range f.Hooks {
+		if cfg.Hooks == nil {
+			cfg.Hooks = map[string]HookOverride{}
+		}
+		if prev, ok := cfg.Hooks[k]; ok && prev.Enabled != nil && !*prev.Enabled {
+			continue // off in an earlier layer stays off
+		}
+		cfg.Hooks[k] = o
+	}
+	for _, j := range f.Cron {
+		i := slices.IndexFunc(cfg.Cron, func(c CronJob) bool { return c.Name == j.Name })
+		if i >= 0 {
+			cfg.Cron[i] = j
+		} else {
+			cfg.Cron = append(cfg.Cron, j)
+		}
+	}
+	for name, w := range f.Webhooks {
+		if cfg.Webhooks == nil {
+			cfg.Webhooks = map[string]Webhook{}
+		}
+		cfg.Webhooks[name] = w
+	}
 	return nil
+}
+
+// HookOverrides returns hooks as "<plugin id>/<Event>" → enabled.
+func (cfg *Config) HookOverrides() map[string]bool {
+	out := map[string]bool{}
+	for k, o := range cfg.Hooks {
+		if o.Enabled != nil {
+			out[k] = *o.Enabled
+		}
+	}
+	return out
 }
 
 func mergeNonZero[T comparable](dst *T, v T) {
@@ -427,6 +535,44 @@ func validate(path string, data []byte, obj *hujson.Object, f *file) error {
 	}
 	if f.Agent.MaxSteps < 0 || f.Agent.LoopGuard < 0 || f.Agent.AskTimeoutMs < 0 {
 		return at("agent", "limits must not be negative")
+	}
+	for i, t := range f.Server.Tokens {
+		if strings.TrimSpace(t.Token) == "" {
+			return at("server.tokens", fmt.Sprintf("entry %d has no token", i))
+		}
+		if t.TenantID <= 0 {
+			return at("server.tokens", fmt.Sprintf("entry %d: tenant_id must be a positive number", i))
+		}
+	}
+	for k := range f.Hooks {
+		id, ev, ok := strings.Cut(k, "/")
+		if !ok || id == "" || ev == "" {
+			return at("hooks", fmt.Sprintf("%q is not of the form \"<plugin id>/<Event>\"", k))
+		}
+	}
+	seen := map[string]bool{}
+	for i, j := range f.Cron {
+		switch {
+		case strings.TrimSpace(j.Name) == "":
+			return at("cron", fmt.Sprintf("entry %d has no name", i))
+		case seen[j.Name]:
+			return at("cron", fmt.Sprintf("two jobs are named %q", j.Name))
+		case len(strings.Fields(j.Schedule)) != 5 && !strings.HasPrefix(j.Schedule, "@"):
+			return at("cron", fmt.Sprintf("job %q: schedule %q does not have five fields (minute hour day-of-month month day-of-week)", j.Name, j.Schedule))
+		case strings.TrimSpace(j.Prompt) == "":
+			return at("cron", fmt.Sprintf("job %q has no prompt", j.Name))
+		}
+		seen[j.Name] = true
+	}
+	for name, w := range f.Webhooks {
+		switch {
+		case name == "" || strings.ContainsAny(name, "/?#% "):
+			return at("webhooks", fmt.Sprintf("%q is not a usable webhook name", name))
+		case strings.TrimSpace(w.Secret) == "":
+			return at("webhooks."+name+".secret", "a webhook needs a secret")
+		case strings.TrimSpace(w.Prompt) == "":
+			return at("webhooks."+name+".prompt", "a webhook needs a prompt")
+		}
 	}
 	return nil
 }

@@ -179,3 +179,55 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// A project's file cannot switch on what the user's forbids, nor grant
+// API access.
+func TestProjectCannotOverrideUserGuards(t *testing.T) {
+	cwd := setup(t, `{
+		"disable_project_plugins": true,
+		"hooks": {"audit/PreToolUse": {"enabled": false}},
+		"server": {"tokens": [{"token": "{env:T1}", "tenant_id": 1, "user_id": "ann"}]},
+		"cron": [{"name": "daily", "schedule": "0 9 * * *", "prompt": "user's"}],
+		"webhooks": {"ci": {"secret": "s", "prompt": "user's"}},
+	}`, `{
+		"disable_project_plugins": false,
+		"hooks": {"audit/PreToolUse": {"enabled": true}, "audit/PostToolUse": {"enabled": false}},
+		"server": {"tokens": [{"token": "mine", "tenant_id": 9, "user_id": "eve"}]},
+		"cron": [{"name": "daily", "schedule": "0 10 * * 1-5", "prompt": "project's"}, {"name": "weekly", "schedule": "@weekly", "prompt": "w"}],
+		"webhooks": {"ci": {"secret": "p", "prompt": "project's"}},
+	}`)
+	cfg, err := Load(cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.DisableProjectPlugins {
+		t.Error("the project's file switched disable_project_plugins off")
+	}
+	if o := cfg.HookOverrides(); o["audit/PreToolUse"] || o["audit/PostToolUse"] {
+		t.Errorf("hooks %v", o)
+	}
+	if len(cfg.Server.Tokens) != 1 || cfg.Server.Tokens[0].UserID != "ann" {
+		t.Errorf("tokens %+v", cfg.Server.Tokens)
+	}
+	if len(cfg.Cron) != 2 || cfg.Cron[0].Prompt != "project's" || cfg.Webhooks["ci"].Secret != "p" {
+		t.Errorf("cron %+v webhooks %+v", cfg.Cron, cfg.Webhooks)
+	}
+	if w := strings.Join(cfg.Warnings, "\n"); !strings.Contains(w, `"server.tokens": ignored`) || !strings.Contains(w, `"disable_project_plugins": ignored`) {
+		t.Errorf("warnings %q", w)
+	}
+}
+
+func TestBadCronWebhookTokenHooks(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"cron": [{"name": "x", "schedule": "* * *", "prompt": "p"}]}`, `key "cron": job "x": schedule "* * *" does not have five fields`},
+		{`{"cron": [{"name": "x", "schedule": "* * * * *"}]}`, `job "x" has no prompt`},
+		{`{"webhooks": {"gh": {"prompt": "p"}}}`, `key "webhooks.gh.secret": a webhook needs a secret`},
+		{`{"server": {"tokens": [{"token": "t"}]}}`, `tenant_id must be a positive number`},
+		{`{"hooks": {"PreToolUse": {"enabled": false}}}`, `"PreToolUse" is not of the form`},
+	} {
+		_, err := Parse("p.json", []byte(c.in), false)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.in, err, c.want)
+		}
+	}
+}

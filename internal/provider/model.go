@@ -46,35 +46,20 @@ type Connection struct {
 // not the request.
 var connectionKeys = map[string]bool{"baseURL": true, "apiKey": true, "headers": true, "timeout": true, "maxRetries": true, "replay": true}
 
-// expandEnv substitutes {env:NAME} in s with the environment variable NAME.
-func expandEnv(s string) string {
-	for {
-		i := strings.Index(s, "{env:")
-		if i < 0 {
-			return s
-		}
-		j := strings.IndexByte(s[i:], '}')
-		if j < 0 {
-			return s
-		}
-		s = s[:i] + os.Getenv(s[i+5:i+j]) + s[i+j+1:]
-	}
-}
-
 // connection reads the connection settings out of a provider's options.
 func connection(pid string, opts map[string]any) Connection {
 	c := Connection{MaxRetries: 3, Timeout: 10 * time.Minute}
 	if v, ok := opts["baseURL"].(string); ok {
-		c.BaseURL = strings.TrimRight(expandEnv(v), "/")
+		c.BaseURL = strings.TrimRight(config.ExpandEnv(v), "/")
 	}
 	if v, ok := opts["apiKey"].(string); ok {
-		c.APIKey = expandEnv(v)
+		c.APIKey = config.ExpandEnv(v)
 	}
 	if h, ok := opts["headers"].(map[string]any); ok {
 		c.Headers = map[string]string{}
 		for k, v := range h {
 			if s, ok := v.(string); ok {
-				c.Headers[k] = expandEnv(s)
+				c.Headers[k] = config.ExpandEnv(s)
 			}
 		}
 	}
@@ -85,7 +70,7 @@ func connection(pid string, opts map[string]any) Connection {
 		c.MaxRetries = int(v)
 	}
 	if v, ok := opts["replay"].(string); ok {
-		c.Replay = expandEnv(v)
+		c.Replay = config.ExpandEnv(v)
 	}
 	if pid == "openai" {
 		if c.BaseURL == "" {
