@@ -65,7 +65,7 @@ func start(t *testing.T, dir, home string) *server {
 	s := &server{t: t, base: "http://" + addr, logs: &bytes.Buffer{}}
 	s.cmd = exec.Command(binary, "serve", "--addr", addr)
 	s.cmd.Dir = dir
-	s.cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"), "PODCODE_API_TOKEN=")
+	s.cmd.Env = env(home)
 	s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -210,7 +210,26 @@ func project(t *testing.T) (dir, home string) {
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, []byte(content), 0o644)
 	}
+	// As a user would: the project's plugins run once trusted.
+	if out, err := podcode(dir, home, "trust", "--yes"); err != nil {
+		t.Fatalf("podcode trust: %v\n%s", err, out)
+	}
 	return dir, home
+}
+
+// env is the environment of every podcode the tests run: its own config
+// and cache folders, no token, and no blanket trust.
+func env(home string) []string {
+	return append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
+		"PODCODE_API_TOKEN=", "PODCODE_TRUST_ALL=")
+}
+
+// podcode runs the binary in dir and returns its output.
+func podcode(dir, home string, args ...string) (string, error) {
+	cmd := exec.Command(binary, args...)
+	cmd.Dir, cmd.Env = dir, env(home)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 // A turn through the real server: two plugins and a Go guard around a tool

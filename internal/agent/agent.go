@@ -120,7 +120,7 @@ func (a *Agent) NewSession(ctx context.Context, r SessionRequest) (store.Session
 		return store.Session{}, err
 	}
 	sess := store.Session{ID: chat.NewID("ses"), Tenant: r.Tenant, Title: r.Title, Model: model.Name(), Channel: r.Channel, ParentID: r.ParentID}
-	scope := chat.Scope{SessionID: sess.ID, Channel: r.Channel, ChatID: r.ChatID, UserID: r.UserID, TenantID: r.TenantID,
+	scope := chat.Scope{Tenant: r.Tenant, SessionID: sess.ID, Channel: r.Channel, ChatID: r.ChatID, UserID: r.UserID, TenantID: r.TenantID,
 		Model: model.Name(), MaxContext: model.Limit.Context}
 	rep, err := a.App.Hooks.DispatchReport(ctx, scope.Payload(plugin.HookSessionStart))
 	if err != nil {
@@ -137,7 +137,7 @@ func (a *Agent) NewSession(ctx context.Context, r SessionRequest) (store.Session
 	for _, h := range lifecycleRuns(rep) {
 		hooks = append(hooks, toData(h))
 	}
-	a.App.Bus.Publish(EventSessionCreated, map[string]any{"session": toData(sess), "hooks": hooks})
+	a.App.Bus.PublishFor(sess.Tenant, EventSessionCreated, map[string]any{"session": toData(sess), "hooks": hooks})
 	return sess, nil
 }
 
@@ -149,14 +149,17 @@ func (a *Agent) DeleteSession(ctx context.Context, tenant, id string) error {
 		return err
 	}
 	a.Cancel(id)
-	scope := chat.Scope{SessionID: sess.ID, Channel: sess.Channel, Model: sess.Model, Usage: sess.Usage}
+	// The caller's user (the server puts it in ctx) ends the session.
+	caller := chat.ScopeFrom(ctx)
+	scope := chat.Scope{Tenant: sess.Tenant, TenantID: store.TenantID(sess.Tenant), UserID: caller.UserID, ChatID: caller.ChatID,
+		SessionID: sess.ID, Channel: sess.Channel, Model: sess.Model, Usage: sess.Usage}
 	if _, err := a.App.Hooks.DispatchReport(ctx, scope.Payload(plugin.HookSessionEnd)); err != nil {
 		return err
 	}
 	if err := a.Store.DeleteSession(ctx, tenant, id); err != nil {
 		return err
 	}
-	a.App.Bus.Publish(EventSessionDeleted, map[string]any{"sessionID": id})
+	a.App.Bus.PublishFor(sess.Tenant, EventSessionDeleted, map[string]any{"sessionID": id})
 	return nil
 }
 
@@ -271,7 +274,7 @@ func (t *turn) store(ctx context.Context, m *chat.Message) error {
 	if t.hist != nil && m.Role != chat.RoleSummary {
 		t.hist = append(t.hist, *m)
 	}
-	t.a.App.Bus.Publish(EventMessageStored, map[string]any{"sessionID": t.sess.ID, "message": toData(m)})
+	t.a.App.Bus.PublishFor(t.sess.Tenant, EventMessageStored, map[string]any{"sessionID": t.sess.ID, "message": toData(m)})
 	return nil
 }
 
@@ -339,7 +342,7 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 	if err := a.Store.SetStatus(ctx, sess.ID, store.SessionRunning); err != nil {
 		return nil, err
 	}
-	a.App.Bus.Publish(EventTurnStarted, map[string]any{"sessionID": sess.ID})
+	a.App.Bus.PublishFor(sess.Tenant, EventTurnStarted, map[string]any{"sessionID": sess.ID})
 	user := &chat.Message{Role: chat.RoleUser, Text: req.Prompt, Hooks: lifecycleRuns(rep)}
 	runErr := t.store(ctx, user)
 	if runErr == nil {
@@ -359,7 +362,7 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 	if runErr != nil {
 		fin["error"] = runErr.Error()
 	}
-	a.App.Bus.Publish(EventTurnFinished, fin)
+	a.App.Bus.PublishFor(req.Tenant, EventTurnFinished, fin)
 	if s, err := a.Store.Session(bg, req.Tenant, sess.ID); err == nil {
 		t.out.Session = s
 	}
@@ -435,7 +438,7 @@ func (t *turn) step(ctx context.Context) ([]chat.ToolCall, error) {
 	res, err := t.prov.Stream(ctx, req, func(e provider.Event) {
 		if e.TextDelta != "" {
 			t.emit(Event{Type: "text", Text: e.TextDelta})
-			t.a.App.Bus.Publish(EventTextDelta, map[string]any{"sessionID": t.sess.ID, "text": e.TextDelta})
+			t.a.App.Bus.PublishFor(t.sess.Tenant, EventTextDelta, map[string]any{"sessionID": t.sess.ID, "text": e.TextDelta})
 		}
 	})
 	msg := &chat.Message{Role: chat.RoleAssistant, Text: res.Text, ToolCalls: res.ToolCalls, Usage: &res.Usage, Hooks: pipelineRuns(steps)}

@@ -60,7 +60,7 @@ func (t *turn) history(ctx context.Context) ([]chat.Message, error) {
 		summary.Hooks = append(summary.Hooks, lifecycleRuns(rep)...)
 		t.a.Store.UpdateMessage(context.WithoutCancel(ctx), summary)
 	}
-	t.a.App.Bus.Publish(EventCompacted, map[string]any{"sessionID": t.sess.ID, "summarized": cut})
+	t.a.App.Bus.PublishFor(t.sess.Tenant, EventCompacted, map[string]any{"sessionID": t.sess.ID, "summarized": cut})
 	t.hist = append([]chat.Message{*summary}, msgs[cut:]...)
 	return t.hist, nil
 }

@@ -11,10 +11,19 @@
 //     validate, server(), drain tool, register).
 //  4. Merge the plugins' tools into the registry by id, in pipeline order;
 //     overrides of protected tools are refused and logged (SPEC H10).
-//  5. Make the lifecycle dispatcher: the config's permission policy votes on
-//     PreToolUse in its own layer, then Options.Hooks registers its handlers;
-//     the guard (PreToolUse, permissions, loop guard, PostToolUse) becomes
+//  5. Make the lifecycle dispatcher and register, in this order: the
+//     config's permission policy (config layer, PreToolUse), Options.Hooks
+//     (an embedder's Go handlers), the JS plugins' lifecycle objects
+//     (plugin layer, in pipeline order), manifest plugins (plugin layer,
+//     in discovery order) and .claude/settings.json hooks (project layer).
+//     The config's hooks overrides and disabled_plugins remove handlers
+//     here; registration order is what MaxHandlersPerEvent keeps.
+//  6. The guard (PreToolUse, permissions, loop guard, PostToolUse) becomes
 //     the gate of every tool call.
+//
+// Code that came with the project (its plugins, manifests, .claude hooks)
+// passes the trust gate first (package trust): untrusted code is skipped
+// with a warning before any of it runs.
 package app
 
 import (
@@ -23,6 +32,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/podcode/podcode/internal/bus"
@@ -30,9 +41,11 @@ import (
 	"github.com/podcode/podcode/internal/guard"
 	"github.com/podcode/podcode/internal/jsplugin"
 	"github.com/podcode/podcode/internal/logging"
+	"github.com/podcode/podcode/internal/manifest"
 	"github.com/podcode/podcode/internal/pipeline"
 	"github.com/podcode/podcode/internal/provider"
 	"github.com/podcode/podcode/internal/tool"
+	"github.com/podcode/podcode/internal/trust"
 	"github.com/podcode/podcode/plugin"
 )
 
@@ -49,6 +62,9 @@ type App struct {
 	Hooks   *plugin.Dispatcher // the lifecycle events
 	Guard   *guard.Guard       // the Runner's gate; set Guard.Asker to answer permission questions
 	Redact  *logging.Redactor  // the secrets of the environment and the config, for what is stored and streamed
+	Trust   *trust.Gate        // what project code was allowed or refused
+	// Manifests are the manifest plugins and their processes.
+	Manifests *manifest.Set
 }
 
 // Options adjust Boot; the zero value is what the server uses.
@@ -59,6 +75,12 @@ type Options struct {
 	JobLimit    time.Duration
 	BootTimeout time.Duration
 	UserDir     string // the user's Podcode folder; "" for $XDG_CONFIG_HOME/podcode
+	// TrustAll runs project code without asking the trust store
+	// (--trust-all, or PODCODE_TRUST_ALL=1, which the command reads).
+	TrustAll bool
+	// Trust replaces the trust gate's logger (for `podcode trust`, which
+	// lists what the gate was asked about rather than warning about it).
+	TrustLog *slog.Logger
 	// Hooks registers Go lifecycle handlers, such as an embedding program's
 	// own, on the dispatcher before anything runs.
 	Hooks func(d *plugin.Dispatcher) error
@@ -94,6 +116,17 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 			return nil, err
 		}
 	}
+	store, err := trust.Open(userDir)
+	if err != nil {
+		return nil, err
+	}
+	tlog := o.TrustLog
+	if tlog == nil {
+		tlog = log
+	}
+	a.Trust = &trust.Gate{Project: cwd, Store: store, All: o.TrustAll,
+		Disabled: cfg.DisableProjectPlugins, Log: tlog}
+
 	cache := o.BundleCache
 	switch cache {
 	case "":
@@ -101,8 +134,9 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 	case "-":
 		cache = ""
 	}
-	a.Plugins, err = jsplugin.Load(ctx, jsplugin.Options{Cwd: cwd, Config: cfg, Logger: log, Bus: a.Bus,
-		Bundler: jsplugin.NewBundler(cache), BootTimeout: o.BootTimeout, JobLimit: o.JobLimit})
+	jsCfg, manifests := splitPlugins(cfg)
+	a.Plugins, err = jsplugin.Load(ctx, jsplugin.Options{Cwd: cwd, Config: jsCfg, Logger: log, Bus: a.Bus,
+		Bundler: jsplugin.NewBundler(cache), BootTimeout: o.BootTimeout, JobLimit: o.JobLimit, Trust: a.Trust.Allow})
 	if err != nil {
 		return nil, err
 	}
@@ -124,20 +158,79 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 			return nil, fmt.Errorf("registering lifecycle handlers: %w", err)
 		}
 	}
+	overrides := cfg.HookOverrides()
+	for _, p := range a.Plugins.Plugins {
+		for _, ev := range p.Lifecycle {
+			if on, ok := overrides[p.ID+"/"+string(ev)]; ok && !on {
+				log.Info("plugin: lifecycle handler disabled by the config", "plugin", p.ID, "event", string(ev))
+				continue
+			}
+			if err := a.Hooks.Register(ev, p.LifecycleHandler(ev), plugin.WithLayer(plugin.LayerPlugin), plugin.WithSource(p.ID)); err != nil {
+				a.Plugins.Close()
+				return nil, err
+			}
+		}
+	}
+	a.Manifests = manifest.Register(a.Hooks, manifest.Discover(cwd, userDir, manifests), manifest.Options{
+		Cwd: cwd, Log: log, Overrides: overrides, Disabled: cfg.DisabledPlugins,
+		Allow: func(m *manifest.Manifest) (bool, string) {
+			if !m.Project {
+				return true, ""
+			}
+			it, err := m.TrustItem(cwd)
+			if err != nil {
+				log.Warn("manifest: plugin refused", "plugin", m.ID, "error", err.Error())
+				return false, err.Error()
+			}
+			return a.Trust.Allow(it)
+		}})
 	a.Guard = &guard.Guard{Hooks: a.Hooks, Policy: policy, LoopLimit: cfg.Agent.LoopGuard,
 		AskTimeout: time.Duration(cfg.Agent.AskTimeoutMs) * time.Millisecond}
 	a.Runner = &pipeline.Runner{Plugins: a.Plugins, Tools: a.Tools, Bus: a.Bus, Log: log, HookTimeout: o.HookTimeout, Gate: a.Guard}
 	return a, nil
 }
 
-// Close stops the plugins.
-func (a *App) Close() { a.Plugins.Close() }
+// Close stops the plugins and the manifest plugins' processes.
+func (a *App) Close() {
+	a.Plugins.Close()
+	a.Manifests.Close()
+}
+
+// splitPlugins separates the config's plugin entries that name a manifest
+// plugin's directory from the JavaScript plugins: it returns the config
+// the JS loader sees and the manifest directories, in config order.
+func splitPlugins(cfg *config.Config) (*config.Config, []manifest.Found) {
+	js := *cfg
+	js.Plugin = nil
+	var found []manifest.Found
+	for _, ref := range cfg.Plugin {
+		dir := ref.Spec
+		if u, ok := strings.CutPrefix(dir, "file://"); ok {
+			dir = u
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(ref.Dir, dir)
+		}
+		if (strings.HasPrefix(ref.Spec, ".") || filepath.IsAbs(ref.Spec) || strings.HasPrefix(ref.Spec, "file://")) && manifest.IsPluginDir(dir) {
+			found = append(found, manifest.Found{Dir: filepath.Clean(dir), Project: ref.Project})
+			continue
+		}
+		js.Plugin = append(js.Plugin, ref)
+	}
+	return &js, found
+}
 
 // Secrets are the values no log line may show: secret-looking environment
 // variables and config values.
 func Secrets(cfg *config.Config) []string {
 	s := logging.EnvSecrets(os.Environ())
 	var tree any
+	for _, w := range cfg.Webhooks {
+		s = append(s, config.ExpandEnv(w.Secret))
+	}
+	for _, t := range cfg.Server.Tokens {
+		s = append(s, config.ExpandEnv(t.Token))
+	}
 	if b, err := json.Marshal(map[string]any{"provider": cfg.Provider, "plugin_config": cfg.PluginConfig}); err == nil {
 		if json.Unmarshal(b, &tree) == nil {
 			s = append(s, logging.ValueSecrets(tree)...)

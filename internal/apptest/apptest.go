@@ -30,6 +30,10 @@ type Project struct {
 	BootTimeout  time.Duration
 	UserDir      string // the user's Podcode folder; "" for an empty one
 	Hooks        func(*plugin.Dispatcher) error
+	// Untrusted boots without trusting the project's code, as a user who
+	// never ran `podcode trust` would; by default the project is trusted,
+	// as the tests' own fixtures are.
+	Untrusted bool
 }
 
 // Logs keeps log records.
@@ -161,7 +165,7 @@ func BootDir(t testing.TB, dir string, p Project) (*app.App, *Logs) {
 		p.UserDir = t.TempDir() // nothing from the real user's config
 	}
 	a, err := app.Boot(context.Background(), dir, app.Options{Logger: logs.Logger(), BundleCache: "-",
-		HookTimeout: p.HookTimeout, JobLimit: p.JobLimit, BootTimeout: p.BootTimeout, UserDir: p.UserDir, Hooks: p.Hooks})
+		HookTimeout: p.HookTimeout, JobLimit: p.JobLimit, BootTimeout: p.BootTimeout, UserDir: p.UserDir, Hooks: p.Hooks, TrustAll: !p.Untrusted})
 	if err != nil {
 		t.Fatal(err)
 	}

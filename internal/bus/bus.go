@@ -28,8 +28,13 @@ const (
 
 // Event is one published event.
 type Event struct {
-	Type       string         `json:"type"`
-	Time       time.Time      `json:"time"`
+	Type string    `json:"type"`
+	Time time.Time `json:"time"`
+	// Tenant owns what the event is about (a session's tenant); empty for
+	// events about the server itself (plugin.loaded). Listeners inside the
+	// server see every tenant's events; the HTTP stream shows a client only
+	// its tenant's and the server's.
+	Tenant     string         `json:"tenant,omitempty"`
 	Properties map[string]any `json:"properties"`
 }
 
@@ -84,9 +89,13 @@ func (b *Bus) Subscribe(typ, name string, fn Listener) (unsubscribe func()) {
 	}
 }
 
-// Publish delivers an event of type typ with properties to the listeners.
-func (b *Bus) Publish(typ string, properties map[string]any) {
-	ev := Event{Type: typ, Time: time.Now(), Properties: properties}
+// Publish delivers an event about the server itself (no tenant) of type
+// typ with properties to the listeners.
+func (b *Bus) Publish(typ string, properties map[string]any) { b.PublishFor("", typ, properties) }
+
+// PublishFor delivers an event of tenant's to the listeners.
+func (b *Bus) PublishFor(tenant, typ string, properties map[string]any) {
+	ev := Event{Type: typ, Time: time.Now(), Tenant: tenant, Properties: properties}
 	b.mu.RLock()
 	subs := b.subs
 	b.mu.RUnlock()

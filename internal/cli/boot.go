@@ -19,11 +19,16 @@ func booted(cmd *cobra.Command, fn func(a *app.App) error) error {
 
 // bootedCtx is booted with a context of the caller's.
 func bootedCtx(ctx context.Context, fn func(a *app.App) error) error {
+	return bootedWith(ctx, bootOptions, fn)
+}
+
+// bootedWith is bootedCtx with other options.
+func bootedWith(ctx context.Context, o app.Options, fn func(a *app.App) error) error {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return err
 	}
-	a, err := app.Boot(ctx, cwd, bootOptions)
+	a, err := app.Boot(ctx, cwd, o)
 	if err != nil {
 		return err
 	}

@@ -10,12 +10,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/trust"
 	"github.com/podcode/podcode/internal/version"
 )
 
 // Main runs the podcode command with os.Args and exits; opts are the boot
 // options every subcommand uses (an embedding program's handlers).
 func Main(opts app.Options) {
+	if os.Getenv(trust.EnvTrustAll) == "1" {
+		opts.TrustAll = true
+	}
 	bootOptions = opts
 	if err := newRoot().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "podcode:", err)
@@ -30,7 +34,9 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCmd(), newServeCmd(), newRunCmd(), newPluginCmd(), newToolCmd(), newHookCmd())
+	root.PersistentFlags().BoolVar(&bootOptions.TrustAll, "trust-all", bootOptions.TrustAll,
+		"run the project's code without asking the trust store (for CI; PODCODE_TRUST_ALL=1 does the same)")
+	root.AddCommand(newVersionCmd(), newServeCmd(), newRunCmd(), newPluginCmd(), newToolCmd(), newHookCmd(), newTrustCmd())
 	return root
 }
 

@@ -41,7 +41,7 @@ func TestPluginAndToolList(t *testing.T) {
 		"plugins/glob.js":               glob,
 		".podcode/plugins/observer.mjs": `export default { id: "observer", server: () => ({}) }`,
 	})
-	out, err := run(t, "plugin", "list", "--json")
+	out, err := run(t, "--trust-all", "plugin", "list", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,12 +59,12 @@ func TestPluginAndToolList(t *testing.T) {
 	if len(list.Warnings) != 1 || !strings.Contains(list.Warnings[0], "missing.js") {
 		t.Errorf("warnings %q", list.Warnings)
 	}
-	text, _ := run(t, "plugin", "list")
+	text, _ := run(t, "--trust-all", "plugin", "list")
 	if !strings.Contains(text, "fast-glob") || !strings.Contains(text, "warning: plugin: cannot load") {
 		t.Errorf("plugin list:\n%s", text)
 	}
 
-	out, err = run(t, "tool", "list", "--json")
+	out, err = run(t, "--trust-all", "tool", "list", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestPluginAndToolList(t *testing.T) {
 	if sources["glob"] != "fast-glob" || sources["grep"] != "builtin" || sources["read"] != "builtin" {
 		t.Errorf("sources %v", sources)
 	}
-	fired, _ := run(t, "hook", "fire", "tool")
+	fired, _ := run(t, "--trust-all", "hook", "fire", "tool")
 	if strings.TrimSpace(fired) != strings.TrimSpace(out) {
 		t.Error("hook fire tool differs from tool list --json")
 	}
@@ -88,26 +88,26 @@ func TestPluginAndToolList(t *testing.T) {
 
 func TestHookFireAndToolRun(t *testing.T) {
 	project(t, map[string]string{"podcode.json": `{"plugin": ["./glob.js"]}`, "glob.js": glob, "input.json": `{"topP": 0.5}`})
-	out, err := run(t, "hook", "fire", "chat.params", "--input", `{"temperature": 0}`)
+	out, err := run(t, "--trust-all", "hook", "fire", "chat.params", "--input", `{"temperature": 0}`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.TrimSpace(out) != "{\n  \"model\": \"offline/echo\",\n  \"temperature\": 0,\n  \"maxOutputTokens\": 4096,\n  \"options\": {}\n}" {
 		t.Errorf("chat.params:\n%s", out)
 	}
-	out, _ = run(t, "hook", "fire", "chat.params", "--input-file", "input.json")
+	out, _ = run(t, "--trust-all", "hook", "fire", "chat.params", "--input-file", "input.json")
 	if !strings.Contains(out, `"temperature": 0.3`) || !strings.Contains(out, `"topP": 0.5`) {
 		t.Errorf("chat.params from a file:\n%s", out)
 	}
-	out, err = run(t, "hook", "fire", "tool.execute.before", "--input", `{"toolID": "bash", "args": {"command": "ls"}, "ctx": {}}`)
+	out, err = run(t, "--trust-all", "hook", "fire", "tool.execute.before", "--input", `{"toolID": "bash", "args": {"command": "ls"}, "ctx": {}}`)
 	if err != nil || !strings.Contains(out, `"command": "ls && echo guarded"`) {
 		t.Errorf("before: %s %v", out, err)
 	}
-	out, err = run(t, "tool", "run", "bash", "--args", `{"command": "echo hi"}`)
+	out, err = run(t, "--trust-all", "tool", "run", "bash", "--args", `{"command": "echo hi"}`)
 	if err != nil || !strings.Contains(out, `"output": "hi\nguarded\n"`) {
 		t.Errorf("tool run bash: %s %v", out, err)
 	}
-	out, err = run(t, "tool", "run", "glob", "--args", `{"pattern": "*.go"}`)
+	out, err = run(t, "--trust-all", "tool", "run", "glob", "--args", `{"pattern": "*.go"}`)
 	if err != nil || !strings.Contains(out, `"output": "matched *.go"`) {
 		t.Errorf("tool run glob: %s %v", out, err)
 	}

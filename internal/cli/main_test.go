@@ -5,12 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/version"
 )
 
 func run(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
+	bootOptions = app.Options{} // flags of an earlier run do not carry over
 	root := newRoot()
 	root.SetOut(&out)
 	root.SetErr(&out)

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,8 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/podcode/podcode/internal/app"
-
 	"github.com/podcode/podcode/internal/jsplugin"
+	"github.com/podcode/podcode/internal/trust"
+	"github.com/podcode/podcode/plugin"
 )
 
 func newPluginCmd() *cobra.Command {
@@ -36,16 +38,18 @@ func newPluginListCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the loaded plugins in pipeline order, with the load warnings",
+		Short: "List the loaded plugins in pipeline order, every lifecycle handler, and the load warnings",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return booted(cmd, func(a *app.App) error {
 				out := struct {
-					Plugins  []pluginInfo `json:"plugins"`
-					Warnings []string     `json:"warnings"`
-				}{Plugins: []pluginInfo{}, Warnings: a.Plugins.Warnings}
-				if out.Warnings == nil {
-					out.Warnings = []string{}
+					Plugins   []pluginInfo         `json:"plugins"`
+					Lifecycle []plugin.HandlerInfo `json:"lifecycle"`
+					Warnings  []string             `json:"warnings"`
+				}{Plugins: []pluginInfo{}, Lifecycle: []plugin.HandlerInfo{}, Warnings: []string{}}
+				out.Warnings = append(append(out.Warnings, a.Plugins.Warnings...), a.Manifests.Warnings...)
+				for _, ev := range plugin.HookEvents() {
+					out.Lifecycle = append(out.Lifecycle, a.Hooks.Handlers(ev)...)
 				}
 				for _, p := range a.Plugins.Plugins {
 					info := pluginInfo{ID: p.ID, Source: p.Source, Spec: p.Spec, Path: p.Path, Hooks: p.Hooks, Tools: []string{}, BootMs: p.Boot.Milliseconds()}
@@ -66,6 +70,22 @@ func newPluginListCmd() *cobra.Command {
 					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.ID, p.Source, orDash(p.Hooks), orDash(p.Tools), p.Path)
 				}
 				tw.Flush()
+				if len(out.Lifecycle) > 0 {
+					fmt.Fprintln(cmd.OutOrStdout(), "\nLifecycle handlers, in dispatch order:")
+					tw = tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+					fmt.Fprintln(tw, "EVENT\tMATCHER\tLAYER\tSOURCE")
+					for _, h := range out.Lifecycle {
+						source := h.Source
+						if h.FailClosed {
+							source += " (fail-closed)"
+						}
+						if h.LeftOut {
+							source += " (left out: more than 10 handlers)"
+						}
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.Event, orDash(nonEmpty(h.Matcher)), h.Layer, source)
+					}
+					tw.Flush()
+				}
 				for _, w := range out.Warnings {
 					fmt.Fprintln(cmd.OutOrStdout(), "warning:", w)
 				}
@@ -75,6 +95,13 @@ func newPluginListCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }
 
 func orDash(s []string) string {
@@ -113,10 +140,30 @@ func newPluginInitCmd() *cobra.Command {
 			if err := os.WriteFile(file, []byte(jsplugin.Starter(name)), 0o644); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s and %s\nrun `podcode plugin list` to see it load\n", file, types)
+			// The user asked for this file: trust it as written, so that
+			// it loads; any edit needs `podcode trust` again.
+			if err := trustNew(cmd, filepath.ToSlash(file)); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s and %s (trusted as written; after editing it, run `podcode trust`)\nrun `podcode plugin list` to see it load\n", file, types)
 			return nil
 		},
 	}
+}
+
+// trustNew records the trust of the project plugin named name (as the
+// trust gate names it), surveying the project without running it.
+func trustNew(cmd *cobra.Command, name string) error {
+	o := bootOptions
+	o.TrustAll, o.TrustLog = false, slog.New(slog.DiscardHandler)
+	return bootedWith(cmdContext(cmd), o, func(a *app.App) error {
+		for _, it := range a.Trust.Asked() {
+			if it.Kind == trust.KindPlugin && it.Name == name {
+				return a.Trust.Store.Record(a.Cwd, []trust.Item{it.Item})
+			}
+		}
+		return fmt.Errorf("%s was written but is not loadable; run `podcode plugin list` to see why", name)
+	})
 }
 
 func newPluginTypesCmd() *cobra.Command {

@@ -44,7 +44,7 @@ turns are cancelled and marked interrupted, then the database is closed.`,
 				if addr == "" {
 					addr = server.DefaultAddr
 				}
-				if err := server.CheckAddr(addr, token); err != nil {
+				if err := server.CheckAddr(addr, token != "" || len(a.Config.Server.Tokens) > 0); err != nil {
 					return err
 				}
 				st, err := store.Open(ctx, filepath.Join(a.Cwd, DBFile))
@@ -53,7 +53,7 @@ turns are cancelled and marked interrupted, then the database is closed.`,
 				}
 				defer st.Close()
 				ag := agent.New(a, st)
-				srv := server.New(ag, token)
+				srv := server.New(ag, token, a.Config.Server.Tokens...)
 				ln, err := net.Listen("tcp", addr)
 				if err != nil {
 					return err

@@ -20,7 +20,9 @@ import (
 	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/jsrt"
 	"github.com/podcode/podcode/internal/tool"
+	"github.com/podcode/podcode/internal/trust"
 	"github.com/podcode/podcode/internal/version"
+	"github.com/podcode/podcode/plugin"
 )
 
 //go:embed tools.js
@@ -48,6 +50,12 @@ type Options struct {
 	JobLimit    time.Duration     // jsrt.DefaultJobLimit if zero (H8's 5 s)
 	ToolTimeout time.Duration     // the config's tools.plugin_timeout_ms, else DefaultToolTimeout
 	Env         map[string]string // process.env; nil: this process's environment
+	// Trust decides whether a plugin that came with the project (found in
+	// its .podcode/plugins or named by its podcode.json) may run, given
+	// its fingerprint: every file of its bundle and of the packages it
+	// imports. It is asked after bundling, before anything of the plugin
+	// runs; a refused plugin is skipped (the gate says why). nil trusts all.
+	Trust func(trust.Item) (bool, string)
 }
 
 // Set is the loaded plugins, in pipeline order.
@@ -212,6 +220,19 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 			return nil
 		}
 	}
+	if src.project && l.o.Trust != nil {
+		it, err := l.trustItem(src, entry, bu)
+		if err != nil {
+			l.warn("plugin: cannot load", "plugin", src.spec, "at", src.where, "error", err.Error())
+			return nil
+		}
+		if ok, why := l.o.Trust(it); !ok {
+			l.mu.Lock()
+			l.warnings = append(l.warnings, fmt.Sprintf("plugin %s not trusted: %s", it.Name, why))
+			l.mu.Unlock()
+			return nil
+		}
+	}
 	main, err := l.programs.get(entry, bu.Code)
 	if err != nil {
 		l.warn("plugin: cannot load", "plugin", src.spec, "at", src.where, "error", err.Error())
@@ -337,6 +358,34 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 
 var errNoDefault = errors.New("no valid default export")
 
+// trustItem is the plugin as trust sees it: named as the project names it,
+// fingerprinted by every input of its bundle and of its packages' bundles.
+func (l *loader) trustItem(src source, entry string, bu *bundle) (trust.Item, error) {
+	var h trust.Hasher
+	shown := func(p string) string {
+		if rel, err := filepath.Rel(l.o.Cwd, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+		return p
+	}
+	inputs := slices.Clone(bu.Inputs)
+	for _, spec := range bu.Packages {
+		pb, err := l.o.Bundler.Package(spec, filepath.Dir(entry))
+		if err != nil {
+			return trust.Item{}, err
+		}
+		inputs = append(inputs, pb.Inputs...)
+	}
+	for _, in := range inputs {
+		h.Hash(shown(in.Path), in.Hash)
+	}
+	name := src.spec
+	if src.from == FromDiscovered {
+		name = shown(src.spec)
+	}
+	return h.Item(trust.KindPlugin, name)
+}
+
 func isString(v goja.Value) bool {
 	_, ok := v.Export().(string)
 	return ok
@@ -378,6 +427,36 @@ func (p *Plugin) collectHooks(vm *goja.Runtime, v goja.Value) {
 			p.Hooks = append(p.Hooks, h)
 		}
 	}
+	p.collectLifecycle(obj)
+}
+
+// collectLifecycle keeps the functions of server()'s lifecycle object, by
+// event name. A key that is not a lifecycle event is not run; unlike an
+// unknown hook key it draws a warning, since it can only be a misspelt
+// event (a plugin manifest's event names are checked the same way, L2).
+func (p *Plugin) collectLifecycle(obj *goja.Object) {
+	life, ok := obj.Get("lifecycle").(*goja.Object)
+	if !ok {
+		return
+	}
+	p.life, p.lifeFns = life, map[plugin.HookEvent]goja.Callable{}
+	for _, k := range life.Keys() {
+		fn, isFn := goja.AssertFunction(life.Get(k))
+		switch {
+		case !plugin.IsValidHookEvent(k):
+			_, err := plugin.ParseHookEvent(k)
+			p.rt.Log().Warn("plugin: lifecycle key is not a hook event; ignored", "key", k, "error", err.Error())
+		case !isFn:
+			p.rt.Log().Warn("plugin: lifecycle handler is not a function; ignored", "event", k)
+		default:
+			p.lifeFns[plugin.HookEvent(k)] = fn
+		}
+	}
+	for _, ev := range plugin.HookEvents() {
+		if p.lifeFns[ev] != nil {
+			p.Lifecycle = append(p.Lifecycle, ev)
+		}
+	}
 }
 
 // busObject is the bus a plugin's server() receives (SPEC P7). Listeners run
@@ -390,7 +469,7 @@ func (l *loader) busObject(vm *goja.Runtime, p *Plugin) *goja.Object {
 			panic(vm.NewTypeError("bus.subscribe: the listener must be a function"))
 		}
 		unsub := l.o.Bus.Subscribe(typ, p.ID, func(ev bus.Event) {
-			data := map[string]any{"type": ev.Type, "time": ev.Time.UTC().Format(time.RFC3339Nano), "properties": ev.Properties}
+			data := map[string]any{"type": ev.Type, "time": ev.Time.UTC().Format(time.RFC3339Nano), "tenant": ev.Tenant, "properties": ev.Properties}
 			p.rt.Post(func(vm *goja.Runtime) {
 				v, err := jsrt.ToValue(vm, data)
 				if err == nil {

@@ -41,6 +41,7 @@ import (
 
 	"github.com/podcode/podcode/internal/jsrt"
 	"github.com/podcode/podcode/internal/tool"
+	"github.com/podcode/podcode/plugin"
 )
 
 // The hooks a plugin may implement (SPEC H1). Keys match by exact string.
@@ -57,13 +58,16 @@ var Hooks = []string{HookTool, HookChatParams, HookToolBefore, HookToolAfter}
 
 // Plugin is one loaded plugin.
 type Plugin struct {
-	ID     string        `json:"id"`
-	Spec   string        `json:"spec"`   // as configured, or the discovered file
-	Path   string        `json:"path"`   // the entry file
-	Source string        `json:"source"` // FromConfig or FromDiscovered
-	Hooks  []string      `json:"hooks"`  // the hooks it implements
-	Tools  []*tool.Def   `json:"-"`
-	Boot   time.Duration `json:"boot_ns"` // from bundling to the tool hook drained
+	ID     string   `json:"id"`
+	Spec   string   `json:"spec"`   // as configured, or the discovered file
+	Path   string   `json:"path"`   // the entry file
+	Source string   `json:"source"` // FromConfig or FromDiscovered
+	Hooks  []string `json:"hooks"`  // the hooks it implements
+	// Lifecycle are the lifecycle events its server() result's lifecycle
+	// object handles, in plugin.HookEvents order.
+	Lifecycle []plugin.HookEvent `json:"lifecycle,omitempty"`
+	Tools     []*tool.Def        `json:"-"`
+	Boot      time.Duration      `json:"boot_ns"` // from bundling to the tool hook drained
 
 	rt          *jsrt.Runtime
 	toolTimeout time.Duration
@@ -73,6 +77,8 @@ type Plugin struct {
 	// Loop goroutine only.
 	hooks   *goja.Object
 	fns     map[string]goja.Callable
+	life    *goja.Object
+	lifeFns map[plugin.HookEvent]goja.Callable
 	tools   map[string]pluginTool
 	helpers *goja.Object // tools.js
 }
@@ -101,6 +107,61 @@ func (p *Plugin) Call(ctx context.Context, hook string, input any, within time.D
 		}
 		return fn(p.hooks, v)
 	}, nil)
+}
+
+// LifecycleHandler is a lifecycle handler (SPEC L7) that calls the
+// plugin's lifecycle[event] function with the payload as a plain object
+// (the JSON of plugin.HookPayload) and reads its return value:
+//
+//   - undefined or null abstains;
+//   - {decision, message, data} is the vote; the dispatcher decides what an
+//     unknown decision means (an error);
+//   - anything else, a throw or a rejection is the handler's error.
+//
+// The call is bounded by the dispatch's context (SPEC L11) and, like every
+// plugin call, by the runtime's watchdog.
+func (p *Plugin) LifecycleHandler(event plugin.HookEvent) plugin.HookHandler {
+	return func(ctx context.Context, payload *plugin.HookPayload) (*plugin.HookResult, error) {
+		in, err := json.Marshal(payload)
+		if err != nil {
+			return nil, err
+		}
+		out, err := p.rt.CallWithin(ctx, 0, func(vm *goja.Runtime) (goja.Value, error) {
+			fn := p.lifeFns[event]
+			if fn == nil {
+				return nil, fmt.Errorf("plugin %s has no lifecycle handler of %s", p.ID, event)
+			}
+			v, err := jsrt.ToValue(vm, json.RawMessage(in))
+			if err != nil {
+				return nil, err
+			}
+			return fn(p.life, v)
+		}, nil)
+		if err != nil {
+			return nil, jsrt.Error(err)
+		}
+		return lifecycleResult(out)
+	}
+}
+
+// lifecycleResult reads a lifecycle function's return value.
+func lifecycleResult(v any) (*plugin.HookResult, error) {
+	if _, undef := v.(jsrt.Undefined); v == nil || undef {
+		return nil, nil
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("a lifecycle handler returned %s, not {decision, message, data}", jsrt.Describe(v))
+	}
+	var res plugin.HookResult
+	if d, ok := obj["decision"].(string); ok {
+		res.Decision = plugin.HookDecision(d)
+	} else if _, undef := obj["decision"].(jsrt.Undefined); obj["decision"] != nil && !undef {
+		return nil, fmt.Errorf("a lifecycle handler returned decision %s, not a string", jsrt.Describe(obj["decision"]))
+	}
+	res.Message, _ = obj["message"].(string)
+	res.Data, _ = obj["data"].(map[string]any)
+	return &res, nil
 }
 
 // Log is the plugin's logger: every line names it.

@@ -40,6 +40,41 @@ declare namespace Podcode {
     "tool.execute.before"?: (input: ToolExecuteBefore) => ToolExecuteBefore | undefined | Promise<ToolExecuteBefore | undefined>
     /** After every tool's execute, before the model sees the result. */
     "tool.execute.after"?: (input: ToolExecuteAfter) => ToolExecuteAfter | undefined | Promise<ToolExecuteAfter | undefined>
+    /**
+     * Lifecycle handlers by event: each votes like a Go handler, in the
+     * plugin layer (deny > defer > ask > allow). Returning undefined
+     * abstains; a throw is logged and counts as no vote, so to block a
+     * tool return { decision: "deny", message }.
+     */
+    lifecycle?: { [E in HookEvent]?: (payload: HookPayload) => HookResult | undefined | Promise<HookResult | undefined> }
+  }
+
+  type HookEvent =
+    | "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "UserPromptSubmit" | "AgentStop"
+    | "SessionStart" | "SessionEnd" | "SubAgentStart" | "SubAgentStop" | "PreCompact" | "PostCompact"
+    | "CronFired" | "WebhookReceived"
+
+  /** What a lifecycle handler receives: fields appear only on the events that have them. */
+  interface HookPayload {
+    event: HookEvent
+    tool_name?: string
+    /** The tool's arguments as a JSON string. */
+    tool_input?: string
+    /** PostToolUse only; at most 8 KB (extra.tool_output_truncated says when cut). */
+    tool_output?: string
+    tool_elapsed_ms?: number
+    session_id?: string
+    channel?: string
+    chat_id?: string
+    user_id?: string
+    tenant_id?: number
+    extra?: Record<string, unknown>
+  }
+
+  interface HookResult {
+    decision: "allow" | "deny" | "ask" | "defer"
+    message?: string
+    data?: Record<string, unknown>
   }
 
   interface ChatParams {

@@ -43,6 +43,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/podcode/podcode/internal/trust"
 	"github.com/podcode/podcode/plugin"
 )
 
@@ -214,4 +215,25 @@ func Load(f Found) (*Manifest, error) {
 	}
 	m.Project = f.Project
 	return m, nil
+}
+
+// TrustItem is the manifest plugin as trust sees it: its manifest and
+// every command and program it runs, with the files of its directory those
+// name.
+func (m *Manifest) TrustItem(project string) (trust.Item, error) {
+	var h trust.Hasher
+	h.File(FileName, m.File)
+	vars := map[string]string{"PODCODE_PLUGIN_DIR": m.Dir, "PODCODE_PROJECT_DIR": project}
+	for _, e := range m.Contributes.Hooks {
+		if c := e.Handler.Command; c != "" {
+			h.Command(c, m.Dir, vars)
+		} else {
+			h.Command(strings.Join(append([]string{e.Handler.Process}, e.Handler.Args...), " "), m.Dir, vars)
+		}
+	}
+	name := m.Dir
+	if rel, err := filepath.Rel(project, m.Dir); err == nil && !strings.HasPrefix(rel, "..") {
+		name = filepath.ToSlash(rel)
+	}
+	return h.Item(trust.KindManifest, name)
 }

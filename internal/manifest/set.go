@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,8 +24,9 @@ type Options struct {
 	Cwd       string
 	Log       *slog.Logger
 	Overrides map[string]bool // "<plugin id>/<Event>": false disables that plugin's handlers of that event
+	Disabled  []string        // plugin ids not loaded (disabled_plugins)
 	// Allow says whether a manifest may run (trust); nil allows all. A
-	// manifest refused here is skipped with the reason it returns.
+	// manifest refused here is skipped; Allow logs why.
 	Allow func(m *Manifest) (bool, string)
 }
 
@@ -56,9 +58,14 @@ func Register(d *plugin.Dispatcher, found []Found, o Options) *Set {
 			warn("manifest: plugin refused", "error", err.Error())
 			continue
 		}
+		if slices.Contains(o.Disabled, m.ID) {
+			o.Log.Info("manifest: disabled by the config; not loaded", "plugin", m.ID, "dir", m.Dir)
+			continue
+		}
 		if o.Allow != nil {
 			if ok, why := o.Allow(m); !ok {
-				warn("manifest: plugin skipped", "plugin", m.ID, "reason", why)
+				// Allow has said why in the log.
+				s.Warnings = append(s.Warnings, fmt.Sprintf("manifest plugin %s skipped: %s", m.ID, why))
 				continue
 			}
 		}

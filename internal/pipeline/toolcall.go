@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/podcode/podcode/internal/bus"
+	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/jsplugin"
 	"github.com/podcode/podcode/internal/jsrt"
 	"github.com/podcode/podcode/internal/tool"
@@ -68,7 +69,7 @@ func (r *Runner) CallTool(ctx context.Context, call tool.Call, id string, args m
 	}
 	callData := map[string]any{"sessionID": call.SessionID, "messageID": call.MessageID, "callID": call.CallID,
 		"agent": call.Agent, "cwd": call.Cwd}
-	r.publish(bus.ToolCallStarted, map[string]any{"callID": call.CallID, "sessionID": call.SessionID, "tool": id, "args": args})
+	r.publish(ctx, bus.ToolCallStarted, map[string]any{"callID": call.CallID, "sessionID": call.SessionID, "tool": id, "args": args})
 	start := time.Now()
 	res, err := r.callTool(ctx, &rep, def, call, callData, args)
 	if r.Gate != nil {
@@ -82,7 +83,7 @@ func (r *Runner) CallTool(ctx context.Context, call tool.Call, id string, args m
 	} else {
 		fin["title"] = res.Title
 	}
-	r.publish(bus.ToolCallFinished, fin)
+	r.publish(ctx, bus.ToolCallFinished, fin)
 	return res, rep, err
 }
 
@@ -147,8 +148,9 @@ type ToolError struct {
 func (e *ToolError) Error() string { return e.Message }
 func (e *ToolError) Unwrap() error { return e.Err }
 
-func (r *Runner) publish(typ string, props map[string]any) {
+// publish tells the bus, as the tenant of the turn the call belongs to.
+func (r *Runner) publish(ctx context.Context, typ string, props map[string]any) {
 	if r.Bus != nil {
-		r.Bus.Publish(typ, props)
+		r.Bus.PublishFor(chat.ScopeFrom(ctx).Tenant, typ, props)
 	}
 }

@@ -7,6 +7,13 @@
 // configured; on any other address a token is required to start at all.
 // With a token, every request must carry `Authorization: Bearer <token>`.
 //
+// Tenants: the server's own token (or none) acts for the default tenant
+// (id 0); each of the config's server.tokens acts for its tenant and user.
+// A tenant sees and changes only its own sessions (another tenant's answer
+// 404, as if they did not exist), answers only its own permission
+// questions, and receives on /events only its own events and the server's.
+// Lifecycle payloads of its turns carry its tenant_id and user_id.
+//
 // Bodies are JSON, at most MaxBody bytes; a bad body is a 400 that says
 // what was wrong. Errors are {"error": "..."}.
 package server
@@ -28,6 +35,7 @@ import (
 	"github.com/podcode/podcode/internal/agent"
 	"github.com/podcode/podcode/internal/bus"
 	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/guard"
 	"github.com/podcode/podcode/internal/store"
 )
@@ -44,32 +52,45 @@ var openAPI []byte
 // Server serves the API of one agent.
 type Server struct {
 	Agent *agent.Agent
-	Token string // "" for none
+	Token string // the default tenant's token; "" for none
 	Log   *slog.Logger
 
+	tokens    []config.TenantToken // with {env:} expanded
 	mu        sync.Mutex
-	questions map[string]chan bool // pending permission questions, by id
+	questions map[string]question // pending permission questions, by id
 	turns     sync.WaitGroup
 }
 
+type question struct {
+	tenant string
+	answer chan bool
+}
+
 // New returns a server for ag; it becomes the agent's asker for turns that
-// come through the API.
-func New(ag *agent.Agent, token string) *Server {
-	s := &Server{Agent: ag, Token: token, Log: ag.App.Log, questions: map[string]chan bool{}}
+// come through the API. tokens are the tenants' tokens (server.tokens).
+func New(ag *agent.Agent, token string, tokens ...config.TenantToken) *Server {
+	s := &Server{Agent: ag, Token: token, Log: ag.App.Log, questions: map[string]question{}}
+	for _, t := range tokens {
+		t.Token = config.ExpandEnv(t.Token)
+		if t.Token != "" {
+			s.tokens = append(s.tokens, t)
+		}
+	}
 	prev := ag.App.Guard.Asker
 	ag.App.Guard.Asker = &apiAsker{s: s, next: prev}
 	return s
 }
 
-// CheckAddr refuses a non-loopback address without a token.
-func CheckAddr(addr, token string) error {
+// CheckAddr refuses a non-loopback address unless requests must carry a
+// token (the server's or a tenant's).
+func CheckAddr(addr string, tokens bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("--addr %q: %w", addr, err)
 	}
 	ip := net.ParseIP(host)
 	loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
-	if !loopback && token == "" {
+	if !loopback && !tokens {
 		return fmt.Errorf("listening on %s (not loopback) needs an API token: set PODCODE_API_TOKEN or server.token", addr)
 	}
 	return nil
@@ -98,22 +119,39 @@ func (s *Server) Handler() http.Handler {
 	return s.auth(mux)
 }
 
+// auth finds who the request acts for and puts it in the request's
+// context as a chat.Scope (tenant, tenant id, user, channel api). With any
+// token configured, a request without a known token is refused.
 func (s *Server) auth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.Token != "" {
+		who := chat.Scope{Tenant: store.DefaultTenant, Channel: "api"}
+		if s.Token != "" || len(s.tokens) > 0 {
 			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.Token)) != 1 {
+			found := false
+			// Every token is compared, in constant time each, so the time
+			// taken says nothing about which one nearly matched.
+			if ok && s.Token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.Token)) == 1 {
+				found = true
+			}
+			for _, t := range s.tokens {
+				if ok && subtle.ConstantTimeCompare([]byte(got), []byte(t.Token)) == 1 && !found {
+					who.Tenant, who.TenantID, who.UserID, found = store.TenantKey(t.TenantID), t.TenantID, t.UserID, true
+				}
+			}
+			if !found {
 				writeError(w, http.StatusUnauthorized, errors.New("missing or wrong API token (Authorization: Bearer <token>)"))
 				return
 			}
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(chat.WithScope(r.Context(), who)))
 	})
 }
 
-// tenant is the owner of the request's sessions ("default" until tenants
-// exist).
-func tenant(*http.Request) string { return store.DefaultTenant }
+// caller is who the request acts for (set by auth).
+func caller(r *http.Request) chat.Scope { return chat.ScopeFrom(r.Context()) }
+
+// tenant is the owner of the request's sessions.
+func tenant(r *http.Request) string { return caller(r).Tenant }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
@@ -167,7 +205,9 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
-	sess, err := s.Agent.NewSession(r.Context(), agent.SessionRequest{Tenant: tenant(r), Title: body.Title, Model: body.Model, Channel: "api"})
+	c := caller(r)
+	sess, err := s.Agent.NewSession(r.Context(), agent.SessionRequest{Tenant: c.Tenant, TenantID: c.TenantID, UserID: c.UserID,
+		Title: body.Title, Model: body.Model, Channel: "api"})
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err)
 		return
@@ -242,7 +282,8 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, statusOf(err), err)
 		return
 	}
-	req := agent.TurnRequest{Tenant: tenant(r), SessionID: id, Prompt: body.Text, Channel: "api", Specified: body.Params}
+	c := caller(r)
+	req := agent.TurnRequest{Tenant: c.Tenant, TenantID: c.TenantID, UserID: c.UserID, SessionID: id, Prompt: body.Text, Channel: "api", Specified: body.Params}
 	if body.Async {
 		s.turns.Add(1)
 		go func() {
@@ -279,14 +320,17 @@ func (s *Server) replyPermission(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	ch := s.questions[r.PathValue("id")]
-	delete(s.questions, r.PathValue("id"))
+	q, ok := s.questions[r.PathValue("id")]
+	ok = ok && q.tenant == tenant(r)
+	if ok {
+		delete(s.questions, r.PathValue("id"))
+	}
 	s.mu.Unlock()
-	if ch == nil {
+	if !ok {
 		writeError(w, http.StatusNotFound, fmt.Errorf("no pending permission question %s", r.PathValue("id")))
 		return
 	}
-	ch <- body.Allow
+	q.answer <- body.Allow
 	writeJSON(w, 200, map[string]any{"ok": true})
 }
 
@@ -329,7 +373,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	ch := make(chan bus.Event, 1024)
 	var overflow sync.Once
 	gone := make(chan struct{})
+	mine := tenant(r)
 	unsub := s.Agent.App.Bus.Subscribe("", "sse", func(ev bus.Event) {
+		if ev.Tenant != "" && ev.Tenant != mine {
+			return // another tenant's
+		}
 		select {
 		case ch <- ev:
 		default:
@@ -387,15 +435,16 @@ func (a *apiAsker) Ask(ctx context.Context, q guard.Question) (bool, error) {
 		return false, guard.ErrNobodyToAsk
 	}
 	ch := make(chan bool, 1)
+	tenant := chat.ScopeFrom(ctx).Tenant
 	a.s.mu.Lock()
-	a.s.questions[q.ID] = ch
+	a.s.questions[q.ID] = question{tenant: tenant, answer: ch}
 	a.s.mu.Unlock()
 	defer func() {
 		a.s.mu.Lock()
 		delete(a.s.questions, q.ID)
 		a.s.mu.Unlock()
 	}()
-	a.s.Agent.App.Bus.Publish(EventPermissionAsked, map[string]any{"question": map[string]any{
+	a.s.Agent.App.Bus.PublishFor(tenant, EventPermissionAsked, map[string]any{"question": map[string]any{
 		"id": q.ID, "sessionID": q.SessionID, "tool": q.Tool, "args": q.Args, "reason": q.Reason}})
 	select {
 	case ok := <-ch:

@@ -59,10 +59,10 @@ func TestTokenOnEveryRequest(t *testing.T) {
 	if code, _ := call(t, srv, "GET", "/healthz", "s3cret-token", ""); code != 200 {
 		t.Errorf("with the token: %d", code)
 	}
-	if err := CheckAddr("0.0.0.0:4096", ""); err == nil {
+	if err := CheckAddr("0.0.0.0:4096", false); err == nil {
 		t.Error("a public address without a token was accepted")
 	}
-	if CheckAddr("127.0.0.1:4096", "") != nil || CheckAddr("[::1]:1", "") != nil || CheckAddr("localhost:1", "") != nil || CheckAddr("0.0.0.0:1", "t") != nil {
+	if CheckAddr("127.0.0.1:4096", false) != nil || CheckAddr("[::1]:1", false) != nil || CheckAddr("localhost:1", false) != nil || CheckAddr("0.0.0.0:1", true) != nil {
 		t.Error("loopback, or a token, must be accepted")
 	}
 }

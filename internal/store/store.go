@@ -6,8 +6,8 @@
 // sessions and messages left "running" by a server that died are marked
 // interrupted.
 //
-// Tenancy: every session has an owner (the tenant, "default" until tenants
-// exist); lookups by a tenant never see another tenant's sessions.
+// Tenancy: every session has an owner (its tenant: see TenantKey); lookups
+// by a tenant never see another tenant's sessions.
 package store
 
 import (
@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -26,8 +27,24 @@ import (
 	"github.com/podcode/podcode/internal/chat"
 )
 
-// DefaultTenant owns sessions until tenants exist.
+// DefaultTenant owns the sessions of the server's own token (or of no
+// token): tenant id 0.
 const DefaultTenant = "default"
+
+// TenantKey is the store's owner of tenant id's sessions: DefaultTenant
+// for 0, else the id in decimal.
+func TenantKey(id int64) string {
+	if id == 0 {
+		return DefaultTenant
+	}
+	return strconv.FormatInt(id, 10)
+}
+
+// TenantID is the tenant id a TenantKey stands for (0 for DefaultTenant).
+func TenantID(key string) int64 {
+	id, _ := strconv.ParseInt(key, 10, 64)
+	return id
+}
 
 // Session statuses.
 const (

@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/trust"
+)
+
+func newTrustCmd() *cobra.Command {
+	var yes, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "trust",
+		Short: "Show the code this project would run and trust it",
+		Long: `trust lists every piece of code that came with the project in the current
+directory (plugins in .podcode/plugins or named by its podcode.json, manifest
+plugins and the programs they run, .claude/settings.json hooks and their
+scripts), with whether it is trusted. Confirmed (or with --yes), it records
+their fingerprints in the user's config folder: they run from then on, until
+their content changes. Nothing of the project runs while it is listed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o := bootOptions
+			o.TrustAll = false
+			o.TrustLog = slog.New(slog.DiscardHandler)
+			// Nothing untrusted runs while the project is surveyed: the
+			// gate refuses it (quietly) and remembers what it was asked.
+			return bootedWith(cmdContext(cmd), o, func(a *app.App) error {
+				asked := a.Trust.Asked()
+				out := cmd.OutOrStdout()
+				if asJSON && !yes {
+					return printJSON(out, map[string]any{"project": a.Cwd, "items": orEmpty(asked)})
+				}
+				if len(asked) == 0 {
+					fmt.Fprintf(out, "%s brings no code of its own: nothing to trust\n", a.Cwd)
+					return nil
+				}
+				var todo []trust.Item
+				fmt.Fprintf(out, "Code in %s:\n", a.Cwd)
+				for _, it := range asked {
+					fmt.Fprintf(out, "\n  %s %s (%s)\n", it.Kind, it.Name, it.State)
+					for _, r := range it.Runs {
+						fmt.Fprintf(out, "      %s\n", r)
+					}
+					if it.State != trust.Trusted {
+						todo = append(todo, it.Item)
+					}
+				}
+				if len(todo) == 0 {
+					fmt.Fprintln(out, "\nAll of it is trusted.")
+					return nil
+				}
+				if !yes && !confirm(cmd.InOrStdin(), out, fmt.Sprintf("\nTrust these %d and let them run? [y/N] ", len(todo))) {
+					return fmt.Errorf("not trusted; nothing recorded")
+				}
+				if err := a.Trust.Store.Record(a.Cwd, todo); err != nil {
+					return err
+				}
+				fmt.Fprintf(out, "Trusted %d; they run from the next start until their content changes.\n", len(todo))
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "trust without asking")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what would run as JSON and record nothing")
+	return cmd
+}
+
+func confirm(in io.Reader, out io.Writer, prompt string) bool {
+	fmt.Fprint(out, prompt)
+	line, _ := bufio.NewReader(in).ReadString('\n')
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes"
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/podcode/podcode/internal/trust"
+	"github.com/podcode/podcode/plugin"
+)
+
+type listed struct {
+	Plugins   []pluginInfo
+	Lifecycle []plugin.HandlerInfo
+	Warnings  []string
+}
+
+func list(t *testing.T, args ...string) listed {
+	t.Helper()
+	out, err := run(t, append([]string{"plugin", "list", "--json"}, args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l listed
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return l
+}
+
+func (l listed) ids() string {
+	var ids []string
+	for _, p := range l.Plugins {
+		ids = append(ids, p.ID)
+	}
+	for _, h := range l.Lifecycle {
+		if h.Source == "config:permission" {
+			continue
+		}
+		ids = append(ids, string(h.Event)+"@"+h.Source)
+	}
+	return strings.Join(ids, " ")
+}
+
+// Project code runs only once trusted, and again only after each change is
+// trusted; --trust-all and disable_project_plugins override the store.
+func TestTrust(t *testing.T) {
+	dir := project(t, map[string]string{
+		"podcode.json":                  `{"plugin": ["./plugins/glob.js"]}`,
+		"plugins/glob.js":               glob,
+		".podcode/plugins/observer.mjs": `export default { id: "observer", server: () => ({ lifecycle: { SessionStart: () => undefined } }) }`,
+		".podcode/plugins/guard/podcode-plugin.json": `{"id": "guard", "contributes": {"hooks": [
+			{"event": "PreToolUse", "matcher": "bash", "handler": {"command": "sh ./deny.sh"}}]}}`,
+		".podcode/plugins/guard/deny.sh": "echo no >&2; exit 2\n",
+	})
+	l := list(t)
+	if len(l.Plugins) != 0 || strings.Contains(l.ids(), "guard") {
+		t.Fatalf("untrusted code loaded: %s", l.ids())
+	}
+	warn := strings.Join(l.Warnings, "\n")
+	for _, name := range []string{"./plugins/glob.js", ".podcode/plugins/observer.mjs", "manifest plugin guard skipped"} {
+		if !strings.Contains(warn, name) || !strings.Contains(warn, "never trusted") || !strings.Contains(warn, "podcode trust") {
+			t.Errorf("warnings do not name %s and how to trust it:\n%s", name, warn)
+		}
+	}
+
+	out, err := run(t, "trust", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var survey struct{ Items []trust.Asked }
+	json.Unmarshal([]byte(out), &survey)
+	if len(survey.Items) != 3 {
+		t.Fatalf("trust --json: %s", out)
+	}
+	for _, it := range survey.Items {
+		if it.State != trust.NeverTrusted || len(it.Runs) == 0 || !strings.HasPrefix(it.Fingerprint, "sha256:") {
+			t.Errorf("item %+v", it)
+		}
+		if it.Kind == trust.KindManifest && !strings.Contains(strings.Join(it.Runs, "\n"), "deny.sh") {
+			t.Errorf("the manifest's item does not cover the script it runs: %v", it.Runs)
+		}
+	}
+	if _, err := run(t, "trust"); err == nil {
+		t.Error("trust without a yes on stdin recorded it")
+	}
+	if _, err := run(t, "trust", "--yes"); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(t).ids(); got != "fast-glob observer PreToolUse@guard (sh ./deny.sh) SessionStart@observer" {
+		t.Errorf("trusted: %s", got)
+	}
+
+	// An edit of one file untrusts that plugin only; so does an edit of a
+	// script a manifest runs.
+	os.WriteFile(filepath.Join(dir, ".podcode/plugins/observer.mjs"), []byte(`export default { id: "observer", server: () => ({}) }`), 0o644)
+	os.WriteFile(filepath.Join(dir, ".podcode/plugins/guard/deny.sh"), []byte("exit 0\n"), 0o644)
+	l = list(t)
+	if got := l.ids(); got != "fast-glob" {
+		t.Errorf("after edits: %s", got)
+	}
+	if w := strings.Join(l.Warnings, "\n"); strings.Count(w, "changed since it was trusted") != 2 {
+		t.Errorf("warnings: %s", w)
+	}
+	if got := list(t, "--trust-all").ids(); got != "fast-glob observer PreToolUse@guard (sh ./deny.sh)" {
+		t.Errorf("--trust-all: %s", got)
+	}
+
+	// The user's disable_project_plugins wins over trust and --trust-all.
+	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "podcode", "podcode.json")
+	os.MkdirAll(filepath.Dir(user), 0o755)
+	os.WriteFile(user, []byte(`{"disable_project_plugins": true}`), 0o644)
+	if got := list(t, "--trust-all").ids(); got != "" {
+		t.Errorf("disable_project_plugins: %s", got)
+	}
+}

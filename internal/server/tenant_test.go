@@ -1,0 +1,175 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/podcode/podcode/internal/agent"
+	"github.com/podcode/podcode/internal/apptest"
+	"github.com/podcode/podcode/internal/bus"
+	"github.com/podcode/podcode/internal/config"
+	"github.com/podcode/podcode/internal/store"
+	"github.com/podcode/podcode/plugin"
+)
+
+// stream reads an /events stream into lines until the test ends.
+type stream struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func openStream(t *testing.T, srv *httptest.Server, token string) *stream {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("events: %v %v", res, err)
+	}
+	s := &stream{}
+	go func() {
+		defer res.Body.Close()
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<22)
+		for sc.Scan() {
+			s.mu.Lock()
+			s.lines = append(s.lines, sc.Text())
+			s.mu.Unlock()
+		}
+	}()
+	return s
+}
+
+func (s *stream) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.lines, "\n")
+}
+
+// waitFor waits until the stream has shown want.
+func (s *stream) waitFor(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(s.text(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the stream never showed %q:\n%s", want, s.text())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Tokens act for tenants: each sees and changes only its own sessions,
+// hears only its own events, and its turns' payloads carry its tenant and
+// user; the server's own listeners hear everyone, each event with its
+// tenant.
+//
+// covers L3
+func TestTenants(t *testing.T) {
+	var mu sync.Mutex
+	var payloads []plugin.HookPayload
+	a, _ := apptest.Boot(t, apptest.Project{Hooks: func(d *plugin.Dispatcher) error {
+		return d.Register(plugin.HookPreToolUse, func(_ context.Context, p *plugin.HookPayload) (*plugin.HookResult, error) {
+			mu.Lock()
+			payloads = append(payloads, *p)
+			mu.Unlock()
+			return nil, nil
+		})
+	}})
+	var tenants []string
+	a.Bus.Subscribe(agent.EventTurnFinished, "test", func(ev bus.Event) {
+		mu.Lock()
+		tenants = append(tenants, ev.Tenant)
+		mu.Unlock()
+	})
+	st, err := store.Open(context.Background(), filepath.Join(a.Cwd, ".podcode", "podcode.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	srv := httptest.NewServer(New(agent.New(a, st), "admin",
+		config.TenantToken{Token: "ann-token", TenantID: 1, UserID: "ann"},
+		config.TenantToken{Token: "{env:BOB_TOKEN}", TenantID: 2, UserID: "bob"}).Handler())
+	t.Setenv("BOB_TOKEN", "bob-token")
+	t.Cleanup(srv.Close)
+	// New read BOB_TOKEN before it was set: it must have been left out.
+	if code, _ := call(t, srv, "GET", "/sessions", "bob-token", ""); code != 401 {
+		t.Fatalf("a token whose variable was unset at start was accepted: %d", code)
+	}
+	srv.Close()
+	srv = httptest.NewServer(New(agent.New(a, st), "admin",
+		config.TenantToken{Token: "ann-token", TenantID: 1, UserID: "ann"},
+		config.TenantToken{Token: "{env:BOB_TOKEN}", TenantID: 2, UserID: "bob"}).Handler())
+	t.Cleanup(srv.Close)
+	if code, _ := call(t, srv, "GET", "/sessions", "", ""); code != 401 {
+		t.Fatalf("no token: %d", code)
+	}
+
+	annEvents, bobEvents := openStream(t, srv, "ann-token"), openStream(t, srv, "bob-token")
+	code, sess := call(t, srv, "POST", "/sessions", "ann-token", `{"title": "ann's"}`)
+	if code != 201 {
+		t.Fatalf("create: %d %v", code, sess)
+	}
+	ann := sess["id"].(string)
+	if code, out := call(t, srv, "POST", "/sessions/"+ann+"/messages", "ann-token", `{"text": "/tool glob {\"pattern\": \"*.json\"}"}`); code != 200 {
+		t.Fatalf("ann's turn: %d %v", code, out)
+	}
+	mu.Lock()
+	if len(payloads) != 1 || payloads[0].TenantID != 1 || payloads[0].UserID != "ann" || payloads[0].Channel != "api" || payloads[0].SessionID != ann {
+		t.Errorf("payloads %+v", payloads)
+	}
+	mu.Unlock()
+
+	for _, who := range []string{"bob-token", "admin"} {
+		for _, c := range []struct{ method, path, body string }{
+			{"GET", "/sessions/" + ann, ""},
+			{"GET", "/sessions/" + ann + "/messages", ""},
+			{"POST", "/sessions/" + ann + "/messages", `{"text": "hi"}`},
+			{"POST", "/sessions/" + ann + "/cancel", ""},
+			{"DELETE", "/sessions/" + ann, ""},
+		} {
+			if code, _ := call(t, srv, c.method, c.path, who, c.body); code != 404 {
+				t.Errorf("%s %s %s: %d, want 404", who, c.method, c.path, code)
+			}
+		}
+		var list []map[string]any
+		req, _ := http.NewRequest("GET", srv.URL+"/sessions", nil)
+		req.Header.Set("Authorization", "Bearer "+who)
+		res, _ := http.DefaultClient.Do(req)
+		decodeJSON(res, &list)
+		res.Body.Close()
+		if len(list) != 0 {
+			t.Errorf("%s lists %v", who, list)
+		}
+	}
+
+	_, sess = call(t, srv, "POST", "/sessions", "bob-token", `{}`)
+	bob := sess["id"].(string)
+	call(t, srv, "POST", "/sessions/"+bob+"/messages", "bob-token", `{"text": "hello"}`)
+	bobEvents.waitFor(t, bob)
+	annEvents.waitFor(t, ann)
+	time.Sleep(50 * time.Millisecond) // anything misrouted has had time to arrive
+	if strings.Contains(bobEvents.text(), ann) || strings.Contains(annEvents.text(), bob) {
+		t.Errorf("events crossed tenants:\nann's stream:\n%s\nbob's stream:\n%s", annEvents.text(), bobEvents.text())
+	}
+	if !strings.Contains(bobEvents.text(), `"tenant":"2"`) {
+		t.Errorf("bob's events do not carry his tenant:\n%s", bobEvents.text())
+	}
+	mu.Lock()
+	if strings.Join(tenants, ",") != "1,2" {
+		t.Errorf("the bus's own listener heard tenants %v", tenants)
+	}
+	mu.Unlock()
+
+	if code, _ := call(t, srv, "DELETE", "/sessions/"+ann, "ann-token", ""); code != 204 {
+		t.Errorf("ann deleting her own session: %d", code)
+	}
+}

@@ -1,0 +1,106 @@
+package trust
+
+import (
+	"bytes"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func item(t *testing.T, dir string, command string) Item {
+	t.Helper()
+	var h Hasher
+	h.File("podcode-plugin.json", filepath.Join(dir, "podcode-plugin.json"))
+	h.Command(command, dir, map[string]string{"DIR": dir})
+	it, err := h.Item(KindManifest, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it
+}
+
+func TestFingerprintCoversFilesAndCommands(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "podcode-plugin.json"), []byte(`{"id": "p"}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "run.sh"), []byte("exit 0"), 0o644)
+	a := item(t, dir, "sh ./run.sh --flag")
+	if !strings.Contains(strings.Join(a.Runs, "\n"), "run.sh") {
+		t.Errorf("runs %v", a.Runs)
+	}
+	if b := item(t, dir, "sh $DIR/run.sh --flag"); !slices.Contains(b.Runs, "run.sh") {
+		t.Errorf("a script named through a variable is not covered: %v", b.Runs)
+	}
+	if b := item(t, dir, "sh ./run.sh --flag"); b.Fingerprint != a.Fingerprint {
+		t.Error("the same content gave two fingerprints")
+	}
+	if b := item(t, dir, "sh ./run.sh --other"); b.Fingerprint == a.Fingerprint {
+		t.Error("a changed command line kept the fingerprint")
+	}
+	os.WriteFile(filepath.Join(dir, "run.sh"), []byte("rm -rf ~"), 0o644)
+	if b := item(t, dir, "sh ./run.sh --flag"); b.Fingerprint == a.Fingerprint {
+		t.Error("a changed script kept the fingerprint")
+	}
+	// Parts are framed: moving bytes between two parts changes the hash.
+	var x, y Hasher
+	x.Hash("ab", "c")
+	y.Hash("a", "bc")
+	ix, _ := x.Item(KindPlugin, "n")
+	iy, _ := y.Item(KindPlugin, "n")
+	if ix.Fingerprint == iy.Fingerprint {
+		t.Error("framing: two sequences hashed alike")
+	}
+}
+
+func TestStoreAndGate(t *testing.T) {
+	user, project := t.TempDir(), t.TempDir()
+	st, err := Open(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	g := &Gate{Project: project, Store: st, Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	it := Item{Kind: KindPlugin, Name: ".podcode/plugins/a.ts", Fingerprint: "sha256:1"}
+	if ok, why := g.Allow(it); ok || !strings.Contains(why, "never trusted") || !strings.Contains(why, "podcode trust") {
+		t.Errorf("untrusted: %v %q", ok, why)
+	}
+	if !strings.Contains(logs.String(), "trust: project code skipped") || !strings.Contains(logs.String(), "name=.podcode/plugins/a.ts") {
+		t.Errorf("log: %s", logs.String())
+	}
+	if err := st.Record(project, []Item{it}); err != nil {
+		t.Fatal(err)
+	}
+	// A fresh read of the store, through a symlinked path to the project.
+	link := filepath.Join(t.TempDir(), "link")
+	os.Symlink(project, link)
+	st2, err := Open(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2 := &Gate{Project: link, Store: st2}
+	if ok, _ := g2.Allow(it); !ok {
+		t.Error("trusted item refused")
+	}
+	it.Fingerprint = "sha256:2"
+	if ok, why := g2.Allow(it); ok || !strings.Contains(why, "changed since it was trusted") {
+		t.Errorf("changed: %v %q", ok, why)
+	}
+	if ok, _ := (&Gate{Project: project, Store: st2, All: true}).Allow(it); !ok {
+		t.Error("trust-all refused")
+	}
+	if ok, why := (&Gate{Project: project, Store: st2, All: true, Disabled: true}).Allow(it); ok || !strings.Contains(why, "disable_project_plugins") {
+		t.Errorf("disabled: %v %q", ok, why)
+	}
+	if asked := g2.Asked(); len(asked) != 2 || asked[0].State != Trusted || asked[1].State != Changed {
+		t.Errorf("asked %+v", asked)
+	}
+	if fi, err := os.Stat(filepath.Join(user, FileName)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("store file: %v %v", fi, err)
+	}
+	os.WriteFile(filepath.Join(user, FileName), []byte("{not json"), 0o600)
+	if _, err := Open(user); err == nil || !strings.Contains(err.Error(), FileName) {
+		t.Errorf("a broken store: %v", err)
+	}
+}
