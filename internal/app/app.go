@@ -33,10 +33,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/podcode/podcode/internal/bus"
+	"github.com/podcode/podcode/internal/claudehooks"
 	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/guard"
 	"github.com/podcode/podcode/internal/jsplugin"
@@ -184,6 +186,7 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 			}
 			return a.Trust.Allow(it)
 		}})
+	registerClaudeHooks(a, overrides)
 	a.Guard = &guard.Guard{Hooks: a.Hooks, Policy: policy, LoopLimit: cfg.Agent.LoopGuard,
 		AskTimeout: time.Duration(cfg.Agent.AskTimeoutMs) * time.Millisecond}
 	a.Runner = &pipeline.Runner{Plugins: a.Plugins, Tools: a.Tools, Bus: a.Bus, Log: log, HookTimeout: o.HookTimeout, Gate: a.Guard}
@@ -195,6 +198,49 @@ func (a *App) Close() {
 	a.Plugins.Close()
 	a.Manifests.Close()
 }
+
+// registerClaudeHooks registers the project's .claude/settings.json hooks
+// once the trust gate allows them. A settings file that does not parse is
+// a warning: the server carries on without them.
+func registerClaudeHooks(a *App, overrides map[string]bool) {
+	if slices.Contains(a.Config.DisabledPlugins, ClaudeHooksID) {
+		a.Log.Info("claude hooks: disabled by the config; not loaded")
+		return
+	}
+	s, err := claudehooks.Load(a.Cwd)
+	if err != nil {
+		a.Log.Warn("claude hooks: not loaded", "error", err.Error())
+		return
+	}
+	if len(s.Hooks) == 0 {
+		return
+	}
+	it, err := s.TrustItem(a.Cwd)
+	if err != nil {
+		a.Log.Warn("claude hooks: not loaded", "error", err.Error())
+		return
+	}
+	if ok, _ := a.Trust.Allow(it); !ok {
+		return // the gate said why
+	}
+	kept := s.Hooks[:0]
+	for _, h := range s.Hooks {
+		ev, _ := claudehooks.PodcodeEvent(h.Event)
+		if on, ok := overrides[ClaudeHooksID+"/"+string(ev)]; ok && !on {
+			a.Log.Info("claude hooks: disabled by the config", "event", h.Event, "command", h.Command)
+			continue
+		}
+		kept = append(kept, h)
+	}
+	s.Hooks = kept
+	if err := claudehooks.Register(a.Hooks, s, claudehooks.Options{ProjectDir: a.Cwd, Log: a.Log}); err != nil {
+		a.Log.Warn("claude hooks: some were not registered", "error", err.Error())
+	}
+}
+
+// ClaudeHooksID is the id the config's hooks overrides and disabled_plugins
+// use for the project's .claude/settings.json hooks ("claude/PreToolUse").
+const ClaudeHooksID = "claude"
 
 // splitPlugins separates the config's plugin entries that name a manifest
 // plugin's directory from the JavaScript plugins: it returns the config

@@ -18,6 +18,7 @@ import (
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/server"
 	"github.com/podcode/podcode/internal/store"
+	"github.com/podcode/podcode/internal/webhook"
 )
 
 func newServeCmd() *cobra.Command {
@@ -27,8 +28,11 @@ func newServeCmd() *cobra.Command {
 		Short: "Serve the HTTP API in the current directory",
 		Long: `Serves the HTTP API (see /openapi.json). Loopback by default; any other address
 needs an API token (PODCODE_API_TOKEN, or server.token in the config), sent as
-Authorization: Bearer on every request. SIGTERM and Ctrl-C stop it gracefully: running
-turns are cancelled and marked interrupted, then the database is closed.`,
+Authorization: Bearer on every request; server.tokens in the user's config give
+tenants their own tokens. The config's webhooks are served at POST /webhooks/{name}
+(signed, no token) and its cron jobs run while the server does. SIGTERM and Ctrl-C
+stop it gracefully: cron stops, running turns are cancelled and marked interrupted,
+then the database is closed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmdContext(cmd), os.Interrupt, syscall.SIGTERM)
@@ -54,6 +58,14 @@ turns are cancelled and marked interrupted, then the database is closed.`,
 				defer st.Close()
 				ag := agent.New(a, st)
 				srv := server.New(ag, token, a.Config.Server.Tokens...)
+				if err := srv.EnableWebhooks(a.Config.Webhooks, webhook.Options{}); err != nil {
+					return err
+				}
+				sched, err := srv.StartCron(ctx, a.Config.Cron, nil)
+				if err != nil {
+					return err
+				}
+				defer sched.Stop()
 				ln, err := net.Listen("tcp", addr)
 				if err != nil {
 					return err
@@ -69,6 +81,7 @@ turns are cancelled and marked interrupted, then the database is closed.`,
 				case <-ctx.Done():
 				}
 				a.Log.Info("server: stopping: cancelling running turns")
+				sched.Stop()
 				ag.CancelAll()
 				shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer cancel()

@@ -38,6 +38,7 @@ import (
 	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/guard"
 	"github.com/podcode/podcode/internal/store"
+	"github.com/podcode/podcode/internal/webhook"
 )
 
 // MaxBody bounds a request body.
@@ -56,6 +57,7 @@ type Server struct {
 	Log   *slog.Logger
 
 	tokens    []config.TenantToken // with {env:} expanded
+	webhooks  *webhook.Receiver    // nil until EnableWebhooks
 	mu        sync.Mutex
 	questions map[string]question // pending permission questions, by id
 	turns     sync.WaitGroup
@@ -116,8 +118,10 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /plugins", s.listPlugins)
 	mux.HandleFunc("GET /tools", s.listTools)
 	mux.HandleFunc("GET /events", s.events)
-	return s.auth(mux)
+	return s.route(mux)
 }
+
+var errNoWebhooks = errors.New("no webhooks are configured")
 
 // auth finds who the request acts for and puts it in the request's
 // context as a chat.Scope (tenant, tenant id, user, channel api). With any

@@ -79,7 +79,7 @@ func TestTenants(t *testing.T) {
 	a, _ := apptest.Boot(t, apptest.Project{Hooks: func(d *plugin.Dispatcher) error {
 		return d.Register(plugin.HookPreToolUse, func(_ context.Context, p *plugin.HookPayload) (*plugin.HookResult, error) {
 			mu.Lock()
-			payloads = append(payloads, *p)
+			payloads = append(payloads, *p) // Extra is not read after the handler returns
 			mu.Unlock()
 			return nil, nil
 		})

@@ -1,0 +1,44 @@
+// Package claudehooks runs a project's Claude Code hooks, the "hooks" block
+// of .claude/settings.json, as Podcode lifecycle handlers, so that scripts
+// written for Claude Code keep working unchanged.
+//
+//	{"hooks": {
+//	  "PreToolUse": [{"matcher": "Bash|Write", "hooks": [
+//	    {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/check.sh", "timeout": 30}]}],
+//	  "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "./prompt-guard.sh"}]}]
+//	}}
+//
+// # Lifecycle of a Claude Code hook
+//
+//  1. Found: Load reads <project>/.claude/settings.json, then
+//     <project>/.claude/settings.local.json. A missing file is no error; no
+//     file at all gives empty Settings.
+//  2. Parsed: Parse decodes the hooks block of one file (every other
+//     top-level key but disableAllHooks is ignored). Each handler becomes
+//     a Hook: its event is mapped to a Podcode event, its matcher compiled,
+//     its `if` rule parsed. A mistake is an error that names the file and
+//     the entry ("hooks.PreToolUse[0].hooks[1]"); an event Claude Code has
+//     and Podcode cannot honour, or a hook that could never run here, is a
+//     warning in Settings.Warnings and the hook is dropped.
+//  3. Merged: the hooks of settings.json come first, then those of
+//     settings.local.json are appended, in file order. A handler defined the
+//     same way (event, matcher, command, arguments, if) in both runs once, as
+//     in Claude Code. disableAllHooks is taken from the last file that sets
+//     it; when true, Register registers nothing.
+//  4. Registered: Register adds one handler per Hook to a plugin.Dispatcher
+//     in plugin.LayerProject, named "claude: <command> (<file>)", limited by
+//     its matcher (plugin.WithMatcher, translated to Podcode's tool names)
+//     on tool events. Hooks run in that order, one after another, where
+//     Claude Code runs them in parallel; the dispatcher's limits apply (ten
+//     handlers an event, one 60 s deadline a dispatch).
+//  5. Run, per call: the payload is translated to Claude Code's hook input
+//     (toClaudeInput: tool and field names, tool_response, prompt, ...), the
+//     command runs through `sh -c` in the project directory with that JSON on
+//     stdin and CLAUDE_PROJECT_DIR set, and its exit code and output are
+//     translated back to a vote (fromClaudeOutput): exit 2 blocks with
+//     stderr, JSON on stdout decides, other exit codes are non-blocking
+//     errors. The dispatcher logs errors and carries on; a Claude Code hook
+//     is never fail-closed, as in Claude Code.
+//
+// docs/claude-hooks.md has the full mapping and what is not supported.
+package claudehooks

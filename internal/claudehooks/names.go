@@ -1,0 +1,133 @@
+package claudehooks
+
+import "github.com/podcode/podcode/plugin"
+
+// events maps Claude Code's event names to Podcode's.
+var events = map[string]plugin.HookEvent{
+	"PreToolUse":         plugin.HookPreToolUse,
+	"PostToolUse":        plugin.HookPostToolUse,
+	"PostToolUseFailure": plugin.HookPostToolUseError,
+	"UserPromptSubmit":   plugin.HookUserPromptSubmit,
+	"Stop":               plugin.HookAgentStop,
+	"SubagentStart":      plugin.HookSubAgentStart,
+	"SubagentStop":       plugin.HookSubAgentStop,
+	"SessionStart":       plugin.HookSessionStart,
+	"SessionEnd":         plugin.HookSessionEnd,
+	"PreCompact":         plugin.HookPreCompact,
+	"PostCompact":        plugin.HookPostCompact,
+}
+
+// claudeEvents is events the other way round.
+var claudeEvents = func() map[plugin.HookEvent]string {
+	m := make(map[plugin.HookEvent]string, len(events))
+	for c, p := range events {
+		m[p] = c
+	}
+	return m
+}()
+
+// unsupported lists the events Claude Code has and Podcode cannot honour,
+// with the reason given in the warning.
+var unsupported = map[string]string{
+	"Setup":               "Podcode has no --init or --maintenance run",
+	"UserPromptExpansion": "Podcode has no slash commands",
+	"PermissionRequest":   "Podcode asks through PreToolUse's ask vote, not a separate permission event",
+	"PermissionDenied":    "Podcode has no auto mode classifier",
+	"PostToolBatch":       "Podcode runs tool calls one at a time and has no batch event",
+	"Notification":        "Podcode sends no notifications",
+	"MessageDisplay":      "Podcode has no display hook",
+	"TaskCreated":         "Podcode has no task list tools",
+	"TaskCompleted":       "Podcode has no task list tools",
+	"StopFailure":         "Podcode has no event for a turn ended by an API error",
+	"TeammateIdle":        "Podcode has no agent teams",
+	"InstructionsLoaded":  "Podcode loads no CLAUDE.md files",
+	"ConfigChange":        "Podcode does not watch its settings",
+	"CwdChanged":          "Podcode's working directory does not change",
+	"DirectoryAdded":      "Podcode has no /add-dir",
+	"FileChanged":         "Podcode does not watch files",
+	"WorktreeCreate":      "Podcode creates no worktrees",
+	"WorktreeRemove":      "Podcode creates no worktrees",
+	"PreModelSwitch":      "a Podcode session keeps its model",
+	"PostModelSwitch":     "a Podcode session keeps its model",
+	"Elicitation":         "Podcode has no MCP elicitation",
+	"ElicitationResult":   "Podcode has no MCP elicitation",
+}
+
+// PodcodeEvent returns the Podcode event a Claude Code event name maps to.
+func PodcodeEvent(claude string) (plugin.HookEvent, bool) {
+	e, ok := events[claude]
+	return e, ok
+}
+
+// ClaudeEvent returns the Claude Code name of a Podcode event, or "" when
+// Claude Code has no such event (CronFired, WebhookReceived).
+func ClaudeEvent(e plugin.HookEvent) string { return claudeEvents[e] }
+
+// matchValue is, for events whose matcher filters something other than a
+// tool name, the field the matcher tests and the one value Podcode ever
+// gives it: a Podcode session always starts new, ends for no reason Claude
+// Code names, compacts automatically, and has one kind of sub-agent. Events
+// absent here and from tool events take no matcher (it is ignored, as in
+// Claude Code).
+var matchValue = map[string]struct{ field, value string }{
+	"SessionStart":  {"source", "startup"},
+	"SessionEnd":    {"reason", "other"},
+	"PreCompact":    {"trigger", "auto"},
+	"PostCompact":   {"trigger", "auto"},
+	"SubagentStart": {"agent_type", "general-purpose"},
+	"SubagentStop":  {"agent_type", "general-purpose"},
+}
+
+// toolNames maps Podcode's built-in tool ids to Claude Code's tool names.
+// Podcode's task tool is Claude Code's Agent tool, called Task before
+// Claude Code 2.1.63; a matcher or `if` rule naming Task matches it too.
+var toolNames = map[string]string{
+	"bash":     "Bash",
+	"read":     "Read",
+	"write":    "Write",
+	"edit":     "Edit",
+	"glob":     "Glob",
+	"grep":     "Grep",
+	"webfetch": "WebFetch",
+	"task":     "Agent",
+}
+
+// legacyTask is the Agent tool's name before Claude Code 2.1.63.
+const legacyTask = "Task"
+
+// podcodeTools is toolNames the other way round, with the legacy name.
+var podcodeTools = func() map[string]string {
+	m := map[string]string{legacyTask: "task"}
+	for p, c := range toolNames {
+		m[c] = p
+	}
+	return m
+}()
+
+// ClaudeToolName returns the name a Claude Code hook sees for a Podcode
+// tool: Bash for bash, Agent for task, and so on; any other tool (a
+// plugin's, an MCP server's) keeps its name.
+func ClaudeToolName(podcode string) string {
+	if c, ok := toolNames[podcode]; ok {
+		return c
+	}
+	return podcode
+}
+
+// claudeNames lists the names a matcher is tested against for a Podcode
+// tool: its Claude Code name, and Task for the task tool.
+func claudeNames(podcode string) []string {
+	c := ClaudeToolName(podcode)
+	if c == "Agent" {
+		return []string{c, legacyTask}
+	}
+	return []string{c}
+}
+
+// podcodeToolName is ClaudeToolName the other way round.
+func podcodeToolName(claude string) string {
+	if p, ok := podcodeTools[claude]; ok {
+		return p
+	}
+	return claude
+}

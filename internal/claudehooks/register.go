@@ -1,0 +1,222 @@
+package claudehooks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/podcode/podcode/internal/proc"
+	"github.com/podcode/podcode/plugin"
+)
+
+// maxOutput bounds what a hook may write to stdout or to stderr; the rest
+// is dropped.
+const maxOutput = 1 << 20
+
+// ProjectDirEnv is the environment variable that holds the project
+// directory, for scripts ("$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh).
+const ProjectDirEnv = "CLAUDE_PROJECT_DIR"
+
+// Options configure Register.
+type Options struct {
+	// ProjectDir is the project: hooks run there, and it is
+	// CLAUDE_PROJECT_DIR and the hooks' cwd. Relative paths are made
+	// absolute; "" is the current directory.
+	ProjectDir string
+	// Log receives the settings' warnings and what async hooks did; the
+	// default is slog.Default().
+	Log *slog.Logger
+	// Env is the hooks' environment, CLAUDE_PROJECT_DIR excepted, which is
+	// always set; nil means the server's own.
+	Env []string
+}
+
+// Register adds a handler to d for each of s's hooks (see the package
+// documentation), in plugin.LayerProject, and logs s.Warnings; it adds none
+// when s.DisableAllHooks. It fails for a hook it cannot register (a Hook
+// made by hand with an unknown event or a bad matcher, or one the dispatcher
+// refuses), naming it; the other hooks are registered all the same.
+func Register(d *plugin.Dispatcher, s *Settings, o Options) error {
+	if d == nil {
+		return errors.New("claudehooks: register: nil dispatcher")
+	}
+	if s == nil {
+		return nil
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	dir, err := filepath.Abs(o.ProjectDir)
+	if err != nil {
+		return fmt.Errorf("claudehooks: register: project directory: %w", err)
+	}
+	if s.DisableAllHooks {
+		if len(s.Hooks) > 0 {
+			log.Info("claude hooks: disableAllHooks is true; no Claude Code hook runs", "files", s.Files)
+		}
+		return nil
+	}
+	for _, w := range s.Warnings {
+		log.Warn("claude hooks: " + w)
+	}
+	r := &runner{dir: dir, env: hookEnv(o.Env, dir), log: log}
+	var errs []error
+	for i := range s.Hooks {
+		h := &s.Hooks[i]
+		event, ok := events[h.Event]
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s: %s: Podcode does not run %s hooks", h.File, h.Where, h.Event))
+			continue
+		}
+		if !h.compiled {
+			if err := h.compile(); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %s: %w", h.File, h.Where, err))
+				continue
+			}
+		}
+		opts := []plugin.RegisterOption{plugin.WithLayer(plugin.LayerProject), plugin.WithSource(h.Source())}
+		if event.IsToolEvent() {
+			if re := h.match.podcodeRegexp(); re != nil {
+				opts = append(opts, plugin.WithMatcher(re))
+			}
+		}
+		if err := d.Register(event, r.handler(h), opts...); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %s: %w", h.File, h.Where, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// hookEnv is base (the process's environment when nil) with
+// CLAUDE_PROJECT_DIR set to dir.
+func hookEnv(base []string, dir string) []string {
+	if base == nil {
+		base = os.Environ()
+	}
+	env := make([]string, 0, len(base)+1)
+	for _, kv := range base {
+		if !strings.HasPrefix(kv, ProjectDirEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, ProjectDirEnv+"="+dir)
+}
+
+type runner struct {
+	dir string
+	env []string
+	log *slog.Logger
+}
+
+// handler runs h once per call; see fromClaudeOutput for what its ending
+// means.
+func (r *runner) handler(h *Hook) plugin.HookHandler {
+	return func(ctx context.Context, p *plugin.HookPayload) (*plugin.HookResult, error) {
+		in, toolInput, err := claudeInput(p, r.dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", h.Source(), err)
+		}
+		if p.Event.IsToolEvent() {
+			// The dispatcher's matcher is over Podcode's ids; this is the
+			// exact test, over Claude Code's names.
+			names := claudeNames(p.ToolName)
+			if !h.match.match(names...) || h.cond != nil && !h.cond.matches(names, toolInput, r.dir) {
+				return nil, nil
+			}
+		}
+		input, err := marshal(in)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", h.Source(), err)
+		}
+		if h.Async {
+			go r.async(context.WithoutCancel(ctx), h, input)
+			return nil, nil
+		}
+		code, stdout, stderr, err := r.run(ctx, h, input)
+		if err != nil {
+			return nil, err
+		}
+		res, err := fromClaudeOutput(h.Event, code, stdout, stderr)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", h.Source(), err)
+		}
+		if res != nil {
+			if u, ok := res.Data[DataUpdatedInput].(map[string]any); ok {
+				res.Data[DataUpdatedInput] = fromClaudeArgs(p.ToolName, u, r.dir)
+			}
+		}
+		return res, nil
+	}
+}
+
+// async runs a background hook: it never votes, its output is dropped, and
+// a failure is logged.
+func (r *runner) async(ctx context.Context, h *Hook, input []byte) {
+	code, _, stderr, err := r.run(ctx, h, input)
+	switch {
+	case err != nil:
+		r.log.Warn("claude hooks: async hook failed", "source", h.Source(), "error", err)
+	case code != 0:
+		r.log.Warn("claude hooks: async hook failed", "source", h.Source(), "exit", code, "stderr", firstLine(stderr))
+	default:
+		r.log.Debug("claude hooks: async hook done", "source", h.Source())
+	}
+}
+
+// run runs h's command with input on stdin and returns its exit code and
+// output. Not finishing within the hook's timeout, or before ctx ends, and
+// not starting at all are errors.
+func (r *runner) run(ctx context.Context, h *Hook, input []byte) (int, []byte, []byte, error) {
+	timeout := h.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var cmd *exec.Cmd
+	switch {
+	case h.Exec:
+		args := make([]string, len(h.Args))
+		for i, a := range h.Args {
+			args[i] = r.expand(a)
+		}
+		cmd = exec.CommandContext(tctx, r.expand(h.Command), args...)
+	case h.Shell == "bash":
+		cmd = exec.CommandContext(tctx, "bash", "-c", h.Command)
+	default:
+		cmd = exec.CommandContext(tctx, "sh", "-c", h.Command)
+	}
+	cmd.Dir, cmd.Env = r.dir, r.env
+	cmd.Stdin = bytes.NewReader(input)
+	stdout, stderr := proc.Head{Max: maxOutput}, proc.Head{Max: maxOutput}
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	proc.KillGroup(cmd)
+	start := time.Now()
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return 0, nil, nil, fmt.Errorf("%s: stopped after %s: %w", h.Source(), time.Since(start).Round(time.Millisecond), ctx.Err())
+	case tctx.Err() != nil:
+		return 0, nil, nil, fmt.Errorf("%s: did not finish within its timeout of %s and was killed", h.Source(), timeout)
+	case errors.As(err, &ee):
+		return ee.ExitCode(), stdout.Bytes(), stderr.Bytes(), nil
+	case err != nil:
+		return 0, nil, nil, fmt.Errorf("%s: %w", h.Source(), err)
+	}
+	return 0, stdout.Bytes(), stderr.Bytes(), nil
+}
+
+// expand substitutes ${CLAUDE_PROJECT_DIR} in an exec-form command or
+// argument, where no shell does it.
+func (r *runner) expand(s string) string {
+	return strings.ReplaceAll(s, "${"+ProjectDirEnv+"}", r.dir)
+}

@@ -1,0 +1,325 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/podcode/podcode/internal/config"
+	"github.com/podcode/podcode/plugin"
+)
+
+// DefaultMaxBody is the largest body a webhook may have unless
+// Options.MaxBody says otherwise: 1 MiB.
+const DefaultMaxBody int64 = 1 << 20
+
+// Channel is the channel of a webhook's WebhookReceived payload and turn.
+const Channel = "webhook"
+
+// Keys of WebhookReceived's HookPayload.Extra.
+const (
+	ExtraWebhook = "webhook" // the webhook's name in the config
+	ExtraBody    = "body"    // the body, as a string
+	ExtraHeaders = "headers" // map[string]any of string: the non-secret headers (PublicHeaders)
+	ExtraJSON    = "json"    // the parsed body, when it is JSON (numbers as json.Number)
+)
+
+// StartFunc starts a turn for webhook name with prompt, on the server's
+// behalf, and returns its session id at once, without waiting for the turn.
+// payload is the WebhookReceived payload (channel "webhook", extra as
+// dispatched); Start may keep it but must not modify it. ctx carries the
+// request's values but is never cancelled, since the turn belongs to the
+// server and not to the request. Start either starts the turn or returns an
+// error, never both: after an error the sender may retry the same request.
+type StartFunc func(ctx context.Context, name, prompt string, payload *plugin.HookPayload) (sessionID string, err error)
+
+// Options configure a Receiver.
+type Options struct {
+	// Hooks fires WebhookReceived; nil means no handlers.
+	Hooks *plugin.Dispatcher
+	// Start starts a webhook's turn; required.
+	Start StartFunc
+	// Now is the clock the timestamps are checked against; nil is time.Now.
+	Now func() time.Time
+	// Log is where refused and failed deliveries are logged; nil is
+	// slog.Default(). Signatures and secret headers are never logged.
+	Log *slog.Logger
+	// MaxBody is the largest body accepted, in bytes; zero or less is
+	// DefaultMaxBody.
+	MaxBody int64
+}
+
+// Receiver serves POST /webhooks/{name} (see the package doc for the order
+// of the checks). Mount it with a pattern that has a {name} wildcard:
+//
+//	mux.Handle("POST /webhooks/{name}", receiver)
+//
+// WebhookReceived is dispatched with Channel "webhook" and Extra:
+//
+//	"webhook": the name
+//	"body":    the body as a string
+//	"headers": the request headers without the secret ones (IsSecretHeader),
+//	           canonical name → values joined with ", "
+//	"json":    the body parsed as JSON, only when it is JSON
+//
+// A Receiver is safe for concurrent use.
+type Receiver struct {
+	hooks   map[string]*hook
+	d       *plugin.Dispatcher
+	start   StartFunc
+	now     func() time.Time
+	log     *slog.Logger
+	maxBody int64
+}
+
+// hook is one configured webhook.
+type hook struct {
+	name   string
+	secret []byte
+	prompt *template.Template
+	seen   replayCache
+}
+
+var envRef = regexp.MustCompile(`\{env:([^}]*)\}`)
+
+// New checks and prepares the webhooks of the config: each secret is
+// expanded ({env:NAME}) and must not be empty, each prompt must be a
+// non-empty text/template that parses. Errors name the webhook
+// (webhooks.<name>.secret, webhooks.<name>.prompt), one per line, in name
+// order.
+func New(hooks map[string]config.Webhook, o Options) (*Receiver, error) {
+	if o.Start == nil {
+		return nil, errors.New("webhook: Options.Start is nil")
+	}
+	r := &Receiver{
+		hooks:   make(map[string]*hook, len(hooks)),
+		d:       o.Hooks,
+		start:   o.Start,
+		now:     o.Now,
+		log:     o.Log,
+		maxBody: o.MaxBody,
+	}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	if r.log == nil {
+		r.log = slog.Default()
+	}
+	if r.maxBody <= 0 {
+		r.maxBody = DefaultMaxBody
+	}
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(hooks)) {
+		w := hooks[name]
+		h := &hook{name: name}
+		secret := config.ExpandEnv(w.Secret)
+		switch {
+		case secret != "":
+			h.secret = []byte(secret)
+		case strings.TrimSpace(w.Secret) == "":
+			errs = append(errs, fmt.Errorf("webhooks.%s.secret: missing: a webhook needs a secret to check signatures", name))
+		default:
+			var vars []string
+			for _, m := range envRef.FindAllStringSubmatch(w.Secret, -1) {
+				vars = append(vars, m[1])
+			}
+			errs = append(errs, fmt.Errorf("webhooks.%s.secret: empty after expanding %q: the environment variable %s is unset or empty", name, w.Secret, strings.Join(vars, ", ")))
+		}
+		if strings.TrimSpace(w.Prompt) == "" {
+			errs = append(errs, fmt.Errorf("webhooks.%s.prompt: missing: what the turn is asked", name))
+		} else if t, err := parsePrompt(name, w.Prompt); err != nil {
+			errs = append(errs, fmt.Errorf("webhooks.%s.prompt: %w", name, err))
+		} else {
+			h.prompt = t
+		}
+		r.hooks[name] = h
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return r, nil
+}
+
+// Names returns the names of the webhooks, sorted.
+func (rc *Receiver) Names() []string {
+	out := make([]string, 0, len(rc.hooks))
+	for n := range rc.hooks {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ServeHTTP receives one webhook; see the package doc.
+func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, fmt.Errorf("webhook: method %s not allowed: POST", r.Method))
+		return
+	}
+	name := r.PathValue("name")
+	h := rc.hooks[name]
+	if h == nil {
+		writeError(w, http.StatusNotFound, fmt.Errorf("webhook: no webhook named %q", name))
+		return
+	}
+	log := rc.log.With("webhook", name, "remote", r.RemoteAddr)
+
+	// Size.
+	var body []byte
+	if r.Body != nil {
+		var err error
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, rc.maxBody))
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				rc.refuse(w, log, http.StatusRequestEntityTooLarge, fmt.Errorf("webhook: body larger than %d bytes", rc.maxBody))
+			} else {
+				rc.refuse(w, log, http.StatusBadRequest, fmt.Errorf("webhook: reading the body: %w", err))
+			}
+			return
+		}
+	}
+
+	// Timestamp, signature.
+	now := rc.now()
+	sig, ts, err := verify(h.secret, oneHeader(r.Header, HeaderTimestamp), oneHeader(r.Header, HeaderSignature), body, now)
+	if err != nil {
+		rc.refuse(w, log, http.StatusUnauthorized, err)
+		return
+	}
+
+	// Replay.
+	switch h.seen.claim(sig, ts, now) {
+	case replayed:
+		rc.refuse(w, log, http.StatusUnauthorized, ErrReplayed)
+		return
+	case full:
+		w.Header().Set("Retry-After", "60")
+		rc.refuse(w, log, http.StatusTooManyRequests, fmt.Errorf("webhook: too many deliveries within %s; retry later", Tolerance))
+		return
+	}
+	// From here on the signature is consumed, unless we fail (not the
+	// sender's doing) before the turn started: then the sender may retry.
+	fail := func(status int, err error) {
+		h.seen.release(sig)
+		log.Warn("webhook: delivery failed; no turn started", "status", status, "error", err.Error())
+		writeError(w, status, err)
+	}
+
+	// WebhookReceived.
+	headers := PublicHeaders(r.Header)
+	extraHeaders := make(map[string]any, len(headers))
+	for k, v := range headers {
+		extraHeaders[k] = v
+	}
+	parsed, isJSON := parseJSON(body)
+	extra := map[string]any{
+		ExtraWebhook: name,
+		ExtraBody:    string(body),
+		ExtraHeaders: extraHeaders,
+	}
+	if isJSON {
+		extra[ExtraJSON] = parsed
+	}
+	payload := &plugin.HookPayload{Event: plugin.HookWebhookReceived, Channel: Channel, Extra: extra}
+	if rc.d != nil {
+		// The dispatcher isolates the handlers (an error, a panic or a
+		// timeout of one is its vote dropped, or a deny if it is
+		// FailClosed); it fails only when ctx ends, that is when the
+		// sender hung up. Then no turn starts and the sender may retry.
+		rep, err := rc.d.DispatchReport(r.Context(), payload)
+		if err != nil {
+			status := http.StatusInternalServerError
+			if errors.Is(err, context.Canceled) {
+				status = 499 // the sender closed the request, as the server says it
+			}
+			fail(status, fmt.Errorf("webhook: WebhookReceived: %w", err))
+			return
+		}
+		switch rep.Result.Decision {
+		case plugin.DecisionDeny:
+			msg := rep.Result.Message
+			if msg == "" {
+				msg = "denied by a WebhookReceived hook"
+			}
+			log.Info("webhook: denied by a hook", "report", rep)
+			writeError(w, http.StatusForbidden, errors.New(msg))
+			return
+		case plugin.DecisionAsk:
+			msg := "a WebhookReceived hook asked for confirmation, and nobody can answer here"
+			if rep.Result.Message != "" {
+				msg += ": " + rep.Result.Message
+			}
+			log.Info("webhook: a hook asked; refused", "report", rep)
+			writeError(w, http.StatusForbidden, errors.New(msg))
+			return
+		}
+	}
+
+	// Template.
+	data := &Data{Body: string(body), Headers: headers}
+	if isJSON {
+		data.JSON = withoutNulls(parsed)
+	}
+	prompt, err := render(h.prompt, data)
+	if err != nil {
+		rc.refuse(w, log, http.StatusUnprocessableEntity, fmt.Errorf("webhooks.%s.prompt: %w", name, err))
+		return
+	}
+
+	// Turn. A sender that hung up by now will retry; nothing runs for it.
+	if err := r.Context().Err(); err != nil {
+		fail(499, fmt.Errorf("webhook: the sender closed the request: %w", err))
+		return
+	}
+	id, err := rc.start(context.WithoutCancel(r.Context()), name, prompt, payload)
+	if err != nil {
+		fail(http.StatusInternalServerError, fmt.Errorf("webhook: starting the turn: %w", err))
+		return
+	}
+	log.Info("webhook: turn started", "session", id)
+	writeJSON(w, http.StatusAccepted, map[string]any{"sessionID": id})
+}
+
+// refuse answers a delivery refused before anything ran.
+func (rc *Receiver) refuse(w http.ResponseWriter, log *slog.Logger, status int, err error) {
+	log.Info("webhook: refused", "status", status, "reason", err.Error())
+	writeError(w, status, err)
+}
+
+// oneHeader returns the value of header k, or "" when it is absent; a header
+// sent more than once is returned joined, and so never passes the checks.
+func oneHeader(h http.Header, k string) string {
+	vs := h.Values(k)
+	switch len(vs) {
+	case 0:
+		return ""
+	case 1:
+		return vs[0]
+	}
+	return strings.Join(vs, ",")
+}
+
+// writeJSON and writeError answer as internal/server does.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, err error) {
+	writeJSON(w, status, map[string]any{"error": err.Error()})
+}
