@@ -130,6 +130,8 @@ declare namespace Podcode {
   interface BusEvent {
     type: string
     time: string
+    /** The tenant the event's session belongs to ("default" for the server's own token); "" for server events. */
+    tenant: string
     properties: Record<string, unknown>
   }
 

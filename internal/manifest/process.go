@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
 	"sync"
 	"time"
@@ -96,9 +97,12 @@ type Process struct {
 
 // instance is one run of the process.
 type instance struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	writes chan []byte   // request lines, written by one goroutine so a process that stops reading blocks nobody
+	cmd *exec.Cmd
+	// stdin is the write end of the process's input pipe. Writes carry the
+	// caller's deadline, so a process that stops reading blocks nobody
+	// past it; wmu keeps each request line whole.
+	wmu    sync.Mutex
+	stdin  *os.File
 	exited chan struct{} // closed once the process is reaped and its calls failed
 }
 
@@ -119,10 +123,11 @@ func (p *Process) startLocked() error {
 	}
 	cmd := exec.Command(p.path, p.args...)
 	cmd.Dir, cmd.Env = p.dir, p.env
-	stdin, err := cmd.StdinPipe()
+	stdinR, stdin, err := os.Pipe()
 	if err != nil {
 		return err
 	}
+	cmd.Stdin = stdinR
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -131,29 +136,39 @@ func (p *Process) startLocked() error {
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	stdinR.Close() // the child has its copy
+	if err != nil {
+		stdin.Close()
 		return fmt.Errorf("starting %s: %w", p.path, err)
 	}
-	in := &instance{cmd: cmd, stdin: stdin, writes: make(chan []byte, 256), exited: make(chan struct{})}
+	in := &instance{cmd: cmd, stdin: stdin, exited: make(chan struct{})}
 	p.cur = in
 	go p.logStderr(stderr)
-	go in.write()
 	go p.read(in, stdout)
 	p.log.Info("manifest: process started", "process", p.path, "pid", cmd.Process.Pid)
 	return nil
 }
 
-func (in *instance) write() {
-	for {
-		select {
-		case line := <-in.writes:
-			if _, err := in.stdin.Write(line); err != nil {
-				return // the process is going; read() fails the calls
-			}
-		case <-in.exited:
-			return
-		}
+var errDeaf = fmt.Errorf("the process stopped reading its input: %w", context.DeadlineExceeded)
+
+// send writes one request line by the deadline of ctx. A line cut short
+// by the deadline would corrupt the stream, so then the process is killed
+// (and restarted): it had stopped reading.
+func (in *instance) send(ctx context.Context, line []byte) error {
+	in.wmu.Lock()
+	defer in.wmu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
 	}
+	dl, _ := ctx.Deadline()
+	in.stdin.SetWriteDeadline(dl) // zero: none
+	_, err := in.stdin.Write(line)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		in.cmd.Process.Kill()
+		return errDeaf
+	}
+	return err
 }
 
 func (p *Process) logStderr(r io.Reader) {
@@ -245,13 +260,12 @@ func (p *Process) Handler() plugin.HookHandler {
 			delete(p.pending, id)
 			p.mu.Unlock()
 		}
-		select {
-		case in.writes <- line:
-		case <-ctx.Done():
+		if err := in.send(ctx, line); err != nil {
 			drop()
-			return nil, ctx.Err()
-		case <-in.exited:
-			// read() failed ch already.
+			if errors.Is(err, errDeaf) {
+				p.log.Warn("manifest: the process stopped reading its input; killed, to be restarted", "process", p.path)
+			}
+			return nil, fmt.Errorf("writing to the process: %w", err)
 		}
 		select {
 		case a := <-ch:
