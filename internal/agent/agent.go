@@ -76,6 +76,7 @@ type Agent struct {
 	MaxSteps  int
 
 	mu      sync.Mutex
+	closing bool                          // Shutdown was called: no new turns
 	running map[string]context.CancelFunc // turns under way, by session
 	byModel map[string]provider.Provider  // providers made so far, by model
 }
@@ -170,6 +171,18 @@ func (a *Agent) CancelAll() {
 	for _, cancel := range a.running {
 		cancel()
 	}
+}
+
+// ErrShuttingDown is returned for a turn asked for after Shutdown.
+var ErrShuttingDown = errors.New("the server is shutting down")
+
+// Shutdown cancels every running turn and refuses new ones, so that no
+// turn can start between the cancelling and the end of the server.
+func (a *Agent) Shutdown() {
+	a.mu.Lock()
+	a.closing = true
+	a.mu.Unlock()
+	a.CancelAll()
 }
 
 // provider returns the provider of a model, made once and kept (a
@@ -293,6 +306,10 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	a.mu.Lock()
+	if a.closing {
+		a.mu.Unlock()
+		return nil, ErrShuttingDown
+	}
 	if a.running[sess.ID] != nil {
 		a.mu.Unlock()
 		return nil, ErrBusy

@@ -31,10 +31,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/podcode/podcode/internal/bus"
@@ -160,10 +162,9 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 			return nil, fmt.Errorf("registering lifecycle handlers: %w", err)
 		}
 	}
-	overrides := cfg.HookOverrides()
 	for _, p := range a.Plugins.Plugins {
 		for _, ev := range p.Lifecycle {
-			if on, ok := overrides[p.ID+"/"+string(ev)]; ok && !on {
+			if on, ok := cfg.HookOverridesFor(p.Project)[p.ID+"/"+string(ev)]; ok && !on {
 				log.Info("plugin: lifecycle handler disabled by the config", "plugin", p.ID, "event", string(ev))
 				continue
 			}
@@ -173,8 +174,8 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 			}
 		}
 	}
-	a.Manifests = manifest.Register(a.Hooks, manifest.Discover(cwd, userDir, manifests), manifest.Options{
-		Cwd: cwd, Log: log, Overrides: overrides, Disabled: cfg.DisabledPlugins,
+	var trusted sync.Map // *manifest.Manifest → the fingerprint it was allowed with
+	mo := manifest.Options{Cwd: cwd, Log: log, Overrides: cfg.HookOverridesFor, Disabled: cfg.DisabledFor,
 		Allow: func(m *manifest.Manifest) (bool, string) {
 			if !m.Project {
 				return true, ""
@@ -184,9 +185,27 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 				log.Warn("manifest: plugin refused", "plugin", m.ID, "error", err.Error())
 				return false, err.Error()
 			}
-			return a.Trust.Allow(it)
-		}})
-	registerClaudeHooks(a, overrides)
+			ok, why := a.Trust.Allow(it)
+			if ok {
+				trusted.Store(m, it.Fingerprint)
+			}
+			return ok, why
+		}}
+	if !a.Trust.All {
+		// Scripts are read again at every run: what runs must still be
+		// what was trusted, whatever changed the files since (a tool
+		// call, a git pull).
+		mo.Recheck = func(m *manifest.Manifest) error {
+			fp, ok := trusted.Load(m)
+			if !ok {
+				return nil // the user's own
+			}
+			return stillTrusted(m.TrustItem(cwd))(fp.(string))
+		}
+	}
+	a.Manifests = manifest.Register(a.Hooks, manifest.Discover(cwd, userDir, manifests), mo)
+	registerClaudeHooks(a, cfg.HookOverridesFor(true))
+	gateProjectJobs(a)
 	a.Guard = &guard.Guard{Hooks: a.Hooks, Policy: policy, LoopLimit: cfg.Agent.LoopGuard,
 		AskTimeout: time.Duration(cfg.Agent.AskTimeoutMs) * time.Millisecond}
 	a.Runner = &pipeline.Runner{Plugins: a.Plugins, Tools: a.Tools, Bus: a.Bus, Log: log, HookTimeout: o.HookTimeout, Gate: a.Guard}
@@ -203,7 +222,7 @@ func (a *App) Close() {
 // once the trust gate allows them. A settings file that does not parse is
 // a warning: the server carries on without them.
 func registerClaudeHooks(a *App, overrides map[string]bool) {
-	if slices.Contains(a.Config.DisabledPlugins, ClaudeHooksID) {
+	if slices.Contains(a.Config.DisabledFor(true), ClaudeHooksID) {
 		a.Log.Info("claude hooks: disabled by the config; not loaded")
 		return
 	}
@@ -223,6 +242,10 @@ func registerClaudeHooks(a *App, overrides map[string]bool) {
 	if ok, _ := a.Trust.Allow(it); !ok {
 		return // the gate said why
 	}
+	var recheck func() error
+	if !a.Trust.All {
+		recheck = func() error { return stillTrusted(s.TrustItem(a.Cwd))(it.Fingerprint) }
+	}
 	kept := s.Hooks[:0]
 	for _, h := range s.Hooks {
 		ev, _ := claudehooks.PodcodeEvent(h.Event)
@@ -233,9 +256,56 @@ func registerClaudeHooks(a *App, overrides map[string]bool) {
 		kept = append(kept, h)
 	}
 	s.Hooks = kept
-	if err := claudehooks.Register(a.Hooks, s, claudehooks.Options{ProjectDir: a.Cwd, Log: a.Log}); err != nil {
+	if err := claudehooks.Register(a.Hooks, s, claudehooks.Options{ProjectDir: a.Cwd, Log: a.Log, Recheck: recheck}); err != nil {
 		a.Log.Warn("claude hooks: some were not registered", "error", err.Error())
 	}
+}
+
+// stillTrusted compares an item computed now with the fingerprint it was
+// trusted with at start-up.
+func stillTrusted(now trust.Item, err error) func(fingerprint string) error {
+	return func(fp string) error {
+		if err != nil {
+			return err
+		}
+		if now.Fingerprint != fp {
+			return fmt.Errorf("%s %s changed since it was trusted; run `podcode trust` and restart", now.Kind, now.Name)
+		}
+		return nil
+	}
+}
+
+// gateProjectJobs keeps the project's cron jobs and webhooks in the config
+// only if the trust gate allows them: they run prompts with no one there.
+func gateProjectJobs(a *App) {
+	var h trust.Hasher
+	var n int
+	for _, j := range a.Config.Cron {
+		if j.Project {
+			data, _ := json.Marshal(j)
+			h.Text(fmt.Sprintf("cron %s: %q at %q", j.Name, j.Prompt, j.Schedule), data)
+			n++
+		}
+	}
+	names := slices.Sorted(maps.Keys(a.Config.Webhooks))
+	for _, name := range names {
+		if w := a.Config.Webhooks[name]; w.Project {
+			data, _ := json.Marshal(w)
+			h.Text(fmt.Sprintf("webhook %s: %q", name, w.Prompt), append([]byte(name+"\x00"), data...))
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	it, err := h.Item(trust.KindConfig, config.FileName)
+	if err == nil {
+		if ok, _ := a.Trust.Allow(it); ok {
+			return
+		}
+	}
+	a.Config.Cron = slices.DeleteFunc(a.Config.Cron, func(j config.CronJob) bool { return j.Project })
+	maps.DeleteFunc(a.Config.Webhooks, func(_ string, w config.Webhook) bool { return w.Project })
 }
 
 // ClaudeHooksID is the id the config's hooks overrides and disabled_plugins
@@ -277,6 +347,7 @@ func Secrets(cfg *config.Config) []string {
 	for _, t := range cfg.Server.Tokens {
 		s = append(s, config.ExpandEnv(t.Token))
 	}
+	s = append(s, cfg.Server.Token)
 	if b, err := json.Marshal(map[string]any{"provider": cfg.Provider, "plugin_config": cfg.PluginConfig}); err == nil {
 		if json.Unmarshal(b, &tree) == nil {
 			s = append(s, logging.ValueSecrets(tree)...)

@@ -3,11 +3,13 @@ package app_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/podcode/podcode/internal/apptest"
 	"github.com/podcode/podcode/internal/tool"
+	"github.com/podcode/podcode/internal/trust"
 	"github.com/podcode/podcode/plugin"
 )
 
@@ -78,4 +80,55 @@ func TestClaudeHooksGated(t *testing.T) {
 	if got := sources(a.Hooks, plugin.HookPreToolUse) + sources(a.Hooks, plugin.HookPostToolUse); got != "config:permission@config" {
 		t.Errorf("switched off: %s", got)
 	}
+}
+
+// The project's cron jobs and webhooks run prompts unattended: they stay
+// only once the project is trusted.
+func TestProjectJobsNeedTrust(t *testing.T) {
+	p := apptest.Project{Config: map[string]any{
+		"cron":     []any{map[string]any{"name": "nightly", "schedule": "0 3 * * *", "prompt": "clean up"}},
+		"webhooks": map[string]any{"deploy": map[string]any{"secret": "in-the-repo", "prompt": "{{.Body}}"}},
+	}}
+	a, _ := apptest.Boot(t, p)
+	if len(a.Config.Cron) != 1 || len(a.Config.Webhooks) != 1 {
+		t.Errorf("trusted: cron %v webhooks %v", a.Config.Cron, a.Config.Webhooks)
+	}
+	p.Untrusted = true
+	a, logs := apptest.Boot(t, p)
+	if len(a.Config.Cron) != 0 || len(a.Config.Webhooks) != 0 {
+		t.Errorf("untrusted: cron %v webhooks %v", a.Config.Cron, a.Config.Webhooks)
+	}
+	logs.Require(t, "trust: project code skipped", "kind=config", "name=podcode.json")
+}
+
+// Trusted scripts are checked again before every run: an edit after
+// start-up (a tool call, a git pull) stops them rather than running
+// content nobody trusted.
+func TestScriptsRecheckedAtEveryRun(t *testing.T) {
+	p := claudeProject(t)
+	p.Untrusted, p.UserDir = true, t.TempDir()
+	dir := apptest.Dir(t, p)
+	survey, _ := apptest.BootDir(t, dir, p)
+	var items []trust.Item
+	for _, it := range survey.Trust.Asked() {
+		items = append(items, it.Item)
+	}
+	if len(items) != 2 {
+		t.Fatalf("asked about %+v", items)
+	}
+	if err := survey.Trust.Store.Record(dir, items); err != nil {
+		t.Fatal(err)
+	}
+	a, logs := apptest.BootDir(t, dir, p)
+	ctx := context.Background()
+	if _, _, err := a.Runner.CallTool(ctx, tool.Call{}, "bash", map[string]any{"command": "rm -rf nothing-here"}); err == nil {
+		t.Fatal("the trusted hook did not run")
+	}
+	os.WriteFile(filepath.Join(dir, ".claude/hooks/block-rm.sh"), []byte("exit 0\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "guards/audit/notes.txt"), []byte("new file in the plugin"), 0o644)
+	if _, _, err := a.Runner.CallTool(ctx, tool.Call{}, "bash", map[string]any{"command": "rm -rf nothing-here"}); err != nil {
+		t.Errorf("the call: %v", err)
+	}
+	logs.Require(t, "hook handler failed", "not run", "claude-hooks .claude/settings.json changed since it was trusted")
+	logs.Require(t, "hook handler failed", "audit", "manifest guards/audit changed since it was trusted")
 }

@@ -36,6 +36,10 @@ type Options struct {
 	// Env is the hooks' environment, CLAUDE_PROJECT_DIR excepted, which is
 	// always set; nil means the server's own.
 	Env []string
+	// Recheck, when set, runs before every hook process starts; an error
+	// stops the hook (it counts as its error). Podcode checks there that
+	// the scripts are still the ones the user trusted.
+	Recheck func() error
 }
 
 // Register adds a handler to d for each of s's hooks (see the package
@@ -67,7 +71,7 @@ func Register(d *plugin.Dispatcher, s *Settings, o Options) error {
 	for _, w := range s.Warnings {
 		log.Warn("claude hooks: " + w)
 	}
-	r := &runner{dir: dir, env: hookEnv(o.Env, dir), log: log}
+	r := &runner{dir: dir, env: hookEnv(o.Env, dir), log: log, recheck: o.Recheck}
 	var errs []error
 	for i := range s.Hooks {
 		h := &s.Hooks[i]
@@ -111,9 +115,10 @@ func hookEnv(base []string, dir string) []string {
 }
 
 type runner struct {
-	dir string
-	env []string
-	log *slog.Logger
+	dir     string
+	env     []string
+	log     *slog.Logger
+	recheck func() error
 }
 
 // handler runs h once per call; see fromClaudeOutput for what its ending
@@ -175,6 +180,11 @@ func (r *runner) async(ctx context.Context, h *Hook, input []byte) {
 // output. Not finishing within the hook's timeout, or before ctx ends, and
 // not starting at all are errors.
 func (r *runner) run(ctx context.Context, h *Hook, input []byte) (int, []byte, []byte, error) {
+	if r.recheck != nil {
+		if err := r.recheck(); err != nil {
+			return 0, nil, nil, fmt.Errorf("%s: not run: %w", h.Source(), err)
+		}
+	}
 	timeout := h.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout

@@ -486,16 +486,18 @@ func position(data []byte, off int64) (line, col int) {
 }
 
 // TrustItem is the project's Claude Code hooks as trust sees them: the
-// settings files that were read and every command they run, with the
-// project's scripts those name.
+// settings files that were read, every file under .claude/hooks, and every
+// command they run, with the project's scripts those name.
 func (s *Settings) TrustItem(projectDir string) (trust.Item, error) {
 	var h trust.Hasher
 	for _, f := range s.Files {
 		h.File(f, filepath.Join(projectDir, filepath.FromSlash(f)))
 	}
+	// The scripts' usual home, whole: a script there may source another.
+	h.Dir(filepath.Join(projectDir, ".claude", "hooks"), projectDir)
 	vars := map[string]string{ProjectDirEnv: projectDir}
 	for _, hk := range s.Hooks {
-		h.Command(strings.Join(append([]string{hk.Command}, hk.Args...), " "), projectDir, vars)
+		h.Command(strings.Join(append([]string{hk.Command}, hk.Args...), " "), projectDir, projectDir, vars)
 	}
 	return h.Item(trust.KindClaude, ".claude/settings.json")
 }

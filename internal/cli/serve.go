@@ -48,7 +48,11 @@ then the database is closed.`,
 				if addr == "" {
 					addr = server.DefaultAddr
 				}
-				if err := server.CheckAddr(addr, token != "" || len(a.Config.Server.Tokens) > 0); err != nil {
+				tokens, err := server.ExpandTokens(a.Config.Server.Tokens)
+				if err != nil {
+					return err
+				}
+				if err := server.CheckAddr(addr, token != "" || len(tokens) > 0); err != nil {
 					return err
 				}
 				st, err := store.Open(ctx, filepath.Join(a.Cwd, DBFile))
@@ -57,7 +61,7 @@ then the database is closed.`,
 				}
 				defer st.Close()
 				ag := agent.New(a, st)
-				srv := server.New(ag, token, a.Config.Server.Tokens...)
+				srv := server.New(ag, token, tokens...)
 				if err := srv.EnableWebhooks(a.Config.Webhooks, webhook.Options{}); err != nil {
 					return err
 				}
@@ -82,13 +86,16 @@ then the database is closed.`,
 				}
 				a.Log.Info("server: stopping: cancelling running turns")
 				sched.Stop()
-				ag.CancelAll()
 				shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer cancel()
+				// Turns first: new ones are refused from here on, so none
+				// can start between the cancelling and the end.
+				if err := srv.Shutdown(shut); err != nil {
+					a.Log.Warn("server: stopping", "error", err.Error())
+				}
 				if err := hs.Shutdown(shut); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 					return err
 				}
-				srv.Wait()
 				return nil
 			})
 		},

@@ -40,8 +40,12 @@ type Config struct {
 	// (SPEC P9), as raw JSON. The project's block for an id replaces the
 	// user's.
 	PluginConfig map[string]json.RawMessage
-	// DisabledPlugins are ids never loaded: the union of both files.
+	// DisabledPlugins are ids (or specifiers, or file names) never loaded:
+	// the union of both files. The project's file can only disable code
+	// that came with the project: ask DisabledFor.
 	DisabledPlugins []string
+	// disabledByUser are the user's entries of DisabledPlugins.
+	disabledByUser []string
 	// Model is "provider/model"; the project's wins. Empty means the default.
 	Model string
 	// Provider configures model providers; the project's options and models
@@ -51,7 +55,9 @@ type Config struct {
 	// allowed paths are the union.
 	Tools Tools
 	// Permission maps a tool id or a glob over tool ids to allow, ask or
-	// deny. The project's rules are added over the user's, key by key.
+	// deny. The project's rules are added to the user's, key by key; for a
+	// key both set, the stricter wins (deny > ask > allow): a project's
+	// file may tighten the user's rules, never loosen them.
 	Permission map[string]string
 	// Agent configures the turn loop; the project's non-zero values win.
 	Agent Agent
@@ -60,12 +66,17 @@ type Config struct {
 	// and a cloned repository must not be able to grant it.
 	Server Server
 	// Hooks switches lifecycle handlers off by "<plugin id>/<Event>"
-	// (false removes that plugin's handlers of that event). A handler the
-	// user's file switches off stays off whatever the project's says.
+	// (false removes that plugin's handlers of that event). The user's
+	// entries apply to every handler; the project's only to handlers that
+	// came with the project (HookOverridesFor), so a cloned repository
+	// cannot switch off the user's guards, and one the user's file
+	// switches off stays off whatever the project's says.
 	Hooks map[string]HookOverride
-	// Cron jobs, by name; the project's job of a name replaces the user's.
+	// Cron jobs, by name. The project's file may add jobs, never replace
+	// the user's; its jobs are project code (they run prompts unattended)
+	// and run only once trusted (Project is set on them).
 	Cron []CronJob
-	// Webhooks by name; the project's webhook of a name replaces the user's.
+	// Webhooks by name, merged as Cron.
 	Webhooks map[string]Webhook
 	// DisableProjectPlugins (user's file only) stops all code that comes
 	// with the project: its plugins, manifests and .claude hooks. A
@@ -150,6 +161,7 @@ type TenantToken struct {
 // HookOverride is one entry of hooks.
 type HookOverride struct {
 	Enabled *bool `json:"enabled,omitempty"`
+	Project bool  `json:"-"` // written in the project's file
 }
 
 // CronJob is one entry of cron.
@@ -158,26 +170,34 @@ type CronJob struct {
 	Schedule string `json:"schedule"`          // five fields: minute hour day-of-month month day-of-week
 	Prompt   string `json:"prompt"`            // what the turn is asked
 	Session  string `json:"session,omitempty"` // a session to continue; a new session each run if empty
+	Project  bool   `json:"-"`                 // written in the project's file
 }
 
 // Webhook is one entry of webhooks.
 type Webhook struct {
-	Secret string `json:"secret"` // HMAC-SHA256 key; {env:NAME} is the variable's value
-	Prompt string `json:"prompt"` // a text/template over .Body, .JSON and .Headers
+	Secret  string `json:"secret"` // HMAC-SHA256 key; {env:NAME} is the variable's value
+	Prompt  string `json:"prompt"` // a text/template over .Body, .JSON and .Headers
+	Project bool   `json:"-"`      // written in the project's file
 }
 
-// ExpandEnv substitutes {env:NAME} in s with the environment variable NAME.
+// ExpandEnv substitutes {env:NAME} in s with the environment variable NAME,
+// in one pass: a value that itself holds {env:...} is not expanded again.
 func ExpandEnv(s string) string {
+	var b strings.Builder
 	for {
 		i := strings.Index(s, "{env:")
 		if i < 0 {
-			return s
+			b.WriteString(s)
+			return b.String()
 		}
 		j := strings.IndexByte(s[i:], '}')
 		if j < 0 {
-			return s
+			b.WriteString(s)
+			return b.String()
 		}
-		s = s[:i] + os.Getenv(s[i+5:i+j]) + s[i+j+1:]
+		b.WriteString(s[:i])
+		b.WriteString(os.Getenv(s[i+5 : i+j]))
+		s = s[i+j+1:]
 	}
 }
 
@@ -311,6 +331,9 @@ func (cfg *Config) merge(path string, data []byte, project bool) error {
 		if !slices.Contains(cfg.DisabledPlugins, id) {
 			cfg.DisabledPlugins = append(cfg.DisabledPlugins, id)
 		}
+		if !project {
+			cfg.disabledByUser = append(cfg.disabledByUser, id)
+		}
 	}
 	if f.Model != "" {
 		cfg.Model = f.Model
@@ -338,6 +361,11 @@ func (cfg *Config) merge(path string, data []byte, project bool) error {
 		if cfg.Permission == nil {
 			cfg.Permission = map[string]string{}
 		}
+		// The project may tighten a rule of the user's, never loosen it.
+		if prev, ok := cfg.Permission[k]; ok && project && strictness[v] < strictness[prev] {
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: key %q: %q ignored: the user's file says %q, and a project's file cannot loosen it", path, "permission."+k, v, prev))
+			continue
+		}
 		cfg.Permission[k] = v
 	}
 	mergeNonZero(&cfg.Agent.MaxSteps, f.Agent.MaxSteps)
@@ -361,33 +389,53 @@ func (cfg *Config) merge(path string, data []byte, project bool) error {
 		if cfg.Hooks == nil {
 			cfg.Hooks = map[string]HookOverride{}
 		}
-		if prev, ok := cfg.Hooks[k]; ok && prev.Enabled != nil && !*prev.Enabled {
-			continue // off in an earlier layer stays off
+		if prev, ok := cfg.Hooks[k]; ok && !prev.Project {
+			continue // the user's entry stands
 		}
+		o.Project = project
 		cfg.Hooks[k] = o
 	}
 	for _, j := range f.Cron {
-		i := slices.IndexFunc(cfg.Cron, func(c CronJob) bool { return c.Name == j.Name })
-		if i >= 0 {
-			cfg.Cron[i] = j
-		} else {
-			cfg.Cron = append(cfg.Cron, j)
+		j.Project = project
+		if slices.ContainsFunc(cfg.Cron, func(c CronJob) bool { return c.Name == j.Name }) {
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: key \"cron\": job %q ignored: the user's file has a job of that name", path, j.Name))
+			continue
 		}
+		cfg.Cron = append(cfg.Cron, j)
 	}
 	for name, w := range f.Webhooks {
 		if cfg.Webhooks == nil {
 			cfg.Webhooks = map[string]Webhook{}
 		}
+		if _, ok := cfg.Webhooks[name]; ok {
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: key \"webhooks.%s\": ignored: the user's file has a webhook of that name", path, name))
+			continue
+		}
+		w.Project = project
 		cfg.Webhooks[name] = w
 	}
 	return nil
 }
 
-// HookOverrides returns hooks as "<plugin id>/<Event>" → enabled.
-func (cfg *Config) HookOverrides() map[string]bool {
+// strictness orders permission values: a project's file may only raise it.
+var strictness = map[string]int{"allow": 0, "ask": 1, "deny": 2}
+
+// DisabledFor returns the disabled_plugins entries that apply to code from
+// the project (project true: both files') or from the user (the user's).
+func (cfg *Config) DisabledFor(project bool) []string {
+	if project {
+		return cfg.DisabledPlugins
+	}
+	return cfg.disabledByUser
+}
+
+// HookOverridesFor returns the hooks entries, "<plugin id>/<Event>" →
+// enabled, that apply to handlers from the project (project true) or from
+// the user (the user's entries only).
+func (cfg *Config) HookOverridesFor(project bool) map[string]bool {
 	out := map[string]bool{}
 	for k, o := range cfg.Hooks {
-		if o.Enabled != nil {
+		if o.Enabled != nil && (project || !o.Project) {
 			out[k] = *o.Enabled
 		}
 	}

@@ -180,21 +180,26 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// A project's file cannot switch on what the user's forbids, nor grant
-// API access.
+// A project's file cannot switch on what the user's forbids, switch off
+// the user's guards, replace the user's jobs and webhooks, nor grant API
+// access.
 func TestProjectCannotOverrideUserGuards(t *testing.T) {
 	cwd := setup(t, `{
 		"disable_project_plugins": true,
+		"disabled_plugins": ["old"],
+		"permission": {"bash": "deny", "edit": "ask"},
 		"hooks": {"audit/PreToolUse": {"enabled": false}},
 		"server": {"tokens": [{"token": "{env:T1}", "tenant_id": 1, "user_id": "ann"}]},
 		"cron": [{"name": "daily", "schedule": "0 9 * * *", "prompt": "user's"}],
 		"webhooks": {"ci": {"secret": "s", "prompt": "user's"}},
 	}`, `{
 		"disable_project_plugins": false,
-		"hooks": {"audit/PreToolUse": {"enabled": true}, "audit/PostToolUse": {"enabled": false}},
+		"disabled_plugins": ["user-guard"],
+		"permission": {"bash": "allow", "edit": "deny", "read": "allow"},
+		"hooks": {"audit/PreToolUse": {"enabled": true}, "user-guard/PreToolUse": {"enabled": false}},
 		"server": {"tokens": [{"token": "mine", "tenant_id": 9, "user_id": "eve"}]},
 		"cron": [{"name": "daily", "schedule": "0 10 * * 1-5", "prompt": "project's"}, {"name": "weekly", "schedule": "@weekly", "prompt": "w"}],
-		"webhooks": {"ci": {"secret": "p", "prompt": "project's"}},
+		"webhooks": {"ci": {"secret": "p", "prompt": "project's"}, "deploy": {"secret": "d", "prompt": "p"}},
 	}`)
 	cfg, err := Load(cwd)
 	if err != nil {
@@ -203,17 +208,42 @@ func TestProjectCannotOverrideUserGuards(t *testing.T) {
 	if !cfg.DisableProjectPlugins {
 		t.Error("the project's file switched disable_project_plugins off")
 	}
-	if o := cfg.HookOverrides(); o["audit/PreToolUse"] || o["audit/PostToolUse"] {
-		t.Errorf("hooks %v", o)
+	if user, project := cfg.HookOverridesFor(false), cfg.HookOverridesFor(true); len(user) != 1 || user["audit/PreToolUse"] ||
+		project["audit/PreToolUse"] || project["user-guard/PreToolUse"] {
+		t.Errorf("hooks: for the user's handlers %v, for the project's %v", user, project)
+	}
+	if d := cfg.DisabledFor(false); strings.Join(d, ",") != "old" {
+		t.Errorf("the project's disabled_plugins reach the user's plugins: %v", d)
+	}
+	if d := cfg.DisabledFor(true); strings.Join(d, ",") != "old,user-guard" {
+		t.Errorf("disabled for project code: %v", d)
+	}
+	if p := cfg.Permission; p["bash"] != "deny" || p["edit"] != "deny" || p["read"] != "allow" {
+		t.Errorf("permission %v", p)
 	}
 	if len(cfg.Server.Tokens) != 1 || cfg.Server.Tokens[0].UserID != "ann" {
 		t.Errorf("tokens %+v", cfg.Server.Tokens)
 	}
-	if len(cfg.Cron) != 2 || cfg.Cron[0].Prompt != "project's" || cfg.Webhooks["ci"].Secret != "p" {
-		t.Errorf("cron %+v webhooks %+v", cfg.Cron, cfg.Webhooks)
+	if len(cfg.Cron) != 2 || cfg.Cron[0].Prompt != "user's" || cfg.Cron[0].Project || !cfg.Cron[1].Project {
+		t.Errorf("cron %+v", cfg.Cron)
 	}
-	if w := strings.Join(cfg.Warnings, "\n"); !strings.Contains(w, `"server.tokens": ignored`) || !strings.Contains(w, `"disable_project_plugins": ignored`) {
-		t.Errorf("warnings %q", w)
+	if cfg.Webhooks["ci"].Secret != "s" || cfg.Webhooks["ci"].Project || !cfg.Webhooks["deploy"].Project {
+		t.Errorf("webhooks %+v", cfg.Webhooks)
+	}
+	w := strings.Join(cfg.Warnings, "\n")
+	for _, want := range []string{`"server.tokens": ignored`, `"disable_project_plugins": ignored`, `"permission.bash": "allow" ignored`,
+		`job "daily" ignored`, `"webhooks.ci": ignored`} {
+		if !strings.Contains(w, want) {
+			t.Errorf("no warning %q in:\n%s", want, w)
+		}
+	}
+}
+
+func TestExpandEnvOnePass(t *testing.T) {
+	t.Setenv("SELF", "a{env:SELF}b")
+	t.Setenv("K", "v")
+	if got := ExpandEnv("x{env:SELF}y{env:K}{env:"); got != "xa{env:SELF}byv{env:" {
+		t.Errorf("%q", got)
 	}
 }
 

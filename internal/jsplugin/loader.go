@@ -195,7 +195,7 @@ func anySlice(s []string) []any {
 // load runs steps 2 to 6 for one plugin; nil means skipped (and said why).
 func (l *loader) load(ctx context.Context, src source) *Plugin {
 	start := time.Now()
-	if name := src.disabledName(l.o.Config.DisabledPlugins); name != "" {
+	if name := src.disabledName(l.o.Config.DisabledFor(src.project)); name != "" {
 		l.log.Info("plugin: disabled by the config; not loaded", "plugin", name, "spec", src.spec)
 		return nil
 	}
@@ -244,7 +244,7 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 		l.warn("plugin: cannot load", "plugin", src.spec, "error", err.Error())
 		return nil
 	}
-	p := &Plugin{Spec: src.spec, Path: entry, Source: src.from, rt: rt, toolTimeout: l.o.ToolTimeout}
+	p := &Plugin{Spec: src.spec, Path: entry, Source: src.from, Project: src.project, rt: rt, toolTimeout: l.o.ToolTimeout}
 	ok := false
 	defer func() {
 		if !ok {
@@ -294,7 +294,7 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 		return nil
 	}
 	rt.SetName(p.ID)
-	if slices.Contains(l.o.Config.DisabledPlugins, p.ID) {
+	if slices.Contains(l.o.Config.DisabledFor(src.project), p.ID) {
 		l.log.Info("plugin: disabled by the config; not loaded", "plugin", p.ID, "path", entry)
 		return nil
 	}

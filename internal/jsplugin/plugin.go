@@ -58,11 +58,14 @@ var Hooks = []string{HookTool, HookChatParams, HookToolBefore, HookToolAfter}
 
 // Plugin is one loaded plugin.
 type Plugin struct {
-	ID     string   `json:"id"`
-	Spec   string   `json:"spec"`   // as configured, or the discovered file
-	Path   string   `json:"path"`   // the entry file
-	Source string   `json:"source"` // FromConfig or FromDiscovered
-	Hooks  []string `json:"hooks"`  // the hooks it implements
+	ID     string `json:"id"`
+	Spec   string `json:"spec"`   // as configured, or the discovered file
+	Path   string `json:"path"`   // the entry file
+	Source string `json:"source"` // FromConfig or FromDiscovered
+	// Project is set when the plugin came with the project (its
+	// .podcode/plugins, or named by its podcode.json).
+	Project bool     `json:"project"`
+	Hooks   []string `json:"hooks"` // the hooks it implements
 	// Lifecycle are the lifecycle events its server() result's lifecycle
 	// object handles, in plugin.HookEvents order.
 	Lifecycle []plugin.HookEvent `json:"lifecycle,omitempty"`

@@ -33,9 +33,11 @@
 package manifest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -100,14 +102,27 @@ func (e *Error) Error() string {
 // Parse reads and checks a manifest (steps 2 of the lifecycle).
 func Parse(file string, data []byte) (*Manifest, error) {
 	m := &Manifest{File: file, Dir: filepath.Dir(file)}
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(m); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return nil, &Error{File: file, Where: te.Field, Msg: fmt.Sprintf("want %s, found a JSON %s", te.Type, te.Value)}
+	var raw struct {
+		ID               string   `json:"id"`
+		Version          string   `json:"version"`
+		ActivationEvents []string `json:"activationEvents"`
+		Contributes      struct {
+			Hooks []json.RawMessage `json:"hooks"`
+		} `json:"contributes"`
+	}
+	if err := decodeStrict(data, &raw); err != nil {
+		return nil, &Error{File: file, Where: err.where, Msg: err.msg}
+	}
+	m.ID, m.Version, m.ActivationEvents = raw.ID, raw.Version, raw.ActivationEvents
+	m.Contributes.Hooks = make([]Entry, len(raw.Contributes.Hooks))
+	for i, r := range raw.Contributes.Hooks {
+		if err := decodeStrict(r, &m.Contributes.Hooks[i]); err != nil {
+			where := fmt.Sprintf("contributes.hooks[%d]", i)
+			if err.where != "" {
+				where += "." + err.where
+			}
+			return nil, &Error{File: file, Where: where, Msg: err.msg}
 		}
-		return nil, &Error{File: file, Msg: "not a valid manifest: " + err.Error()}
 	}
 	if strings.TrimSpace(m.ID) == "" {
 		return nil, &Error{File: file, Where: "id", Msg: "a manifest needs an id"}
@@ -132,6 +147,9 @@ func Parse(file string, data []byte) (*Manifest, error) {
 			_, perr := plugin.ParseHookEvent(e.Event)
 			return nil, &Error{File: file, Where: where + ".event", Msg: perr.Error()}
 		}
+		if e.Matcher != "" && !plugin.HookEvent(e.Event).IsToolEvent() {
+			return nil, &Error{File: file, Where: where + ".matcher", Msg: fmt.Sprintf("%s is not a tool event: a matcher (on the tool name) would never apply", e.Event)}
+		}
 		if e.Matcher != "" {
 			re, err := regexp.Compile(`^(?:` + e.Matcher + `)$`)
 			if err != nil {
@@ -152,6 +170,30 @@ func Parse(file string, data []byte) (*Manifest, error) {
 	return m, nil
 }
 
+type decodeError struct{ where, msg string }
+
+// decodeStrict decodes one JSON value into v: unknown fields, a wrong type
+// and anything after the value are errors, with where (a dotted path, when
+// known) and what.
+func decodeStrict(data []byte, v any) *decodeError {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return &decodeError{te.Field, fmt.Sprintf("want %s, found a JSON %s", te.Type, te.Value)}
+		}
+		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return &decodeError{"", "unknown field " + f}
+		}
+		return &decodeError{"", "not valid JSON: " + err.Error()}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &decodeError{"", "something follows the JSON object"}
+	}
+	return nil
+}
+
 // Enabled reports whether the entry runs: not switched off in the manifest
 // nor in the config's hooks overrides.
 func (e *Entry) enabled(overrides map[string]bool, id string) bool {
@@ -162,6 +204,22 @@ func (e *Entry) enabled(overrides map[string]bool, id string) bool {
 		return false
 	}
 	return true
+}
+
+// activatesOn reports whether a call of event starts the manifest's
+// processes: when it names onHook:<event>, or names no onHook: event at
+// all (then any of its events does).
+func (m *Manifest) activatesOn(event string) bool {
+	any := false
+	for _, a := range m.ActivationEvents {
+		if ev, ok := strings.CutPrefix(a, "onHook:"); ok {
+			any = true
+			if ev == event {
+				return true
+			}
+		}
+	}
+	return !any
 }
 
 // activatesOnStart reports whether the manifest's processes start at boot.
@@ -217,18 +275,22 @@ func Load(f Found) (*Manifest, error) {
 	return m, nil
 }
 
-// TrustItem is the manifest plugin as trust sees it: its manifest and
-// every command and program it runs, with the files of its directory those
-// name.
+// TrustItem is the manifest plugin as trust sees it: every file of its
+// directory, and every command and program it runs, with the project's
+// files those name.
 func (m *Manifest) TrustItem(project string) (trust.Item, error) {
 	var h trust.Hasher
-	h.File(FileName, m.File)
+	root := project
+	if rel, err := filepath.Rel(project, m.Dir); err != nil || strings.HasPrefix(rel, "..") {
+		root = m.Dir // a plugin the project names from outside it
+	}
+	h.Dir(m.Dir, root)
 	vars := map[string]string{"PODCODE_PLUGIN_DIR": m.Dir, "PODCODE_PROJECT_DIR": project}
 	for _, e := range m.Contributes.Hooks {
 		if c := e.Handler.Command; c != "" {
-			h.Command(c, m.Dir, vars)
+			h.Command(c, m.Dir, root, vars)
 		} else {
-			h.Command(strings.Join(append([]string{e.Handler.Process}, e.Handler.Args...), " "), m.Dir, vars)
+			h.Command(strings.Join(append([]string{e.Handler.Process}, e.Handler.Args...), " "), m.Dir, root, vars)
 		}
 	}
 	name := m.Dir

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -32,10 +34,25 @@ func fakeProcess() {
 	if os.Getenv("PODCODE_FAKE_MODE") == "deaf" {
 		time.Sleep(time.Hour) // never reads its input
 	}
+	mode := os.Getenv("PODCODE_FAKE_MODE")
+	if mode == "grandchild" {
+		// A child that keeps our output open, as `sleep 30 &` in a script.
+		c := exec.Command("sleep", "30")
+		c.Stdout, c.Stderr = os.Stdout, os.Stderr
+		c.Start()
+	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<22)
 	out := bufio.NewWriter(os.Stdout)
+	defer func() {
+		if mode == "grandchild" {
+			time.Sleep(time.Hour) // and ignores the end of its input
+		}
+	}()
 	for in.Scan() {
+		if mode == "chatty" { // a stderr line longer than any log line, every call
+			os.Stderr.WriteString(strings.Repeat("y", 100_000) + "\n")
+		}
 		if os.Getenv("PODCODE_FAKE_MODE") == "fast" { // answers without decoding the payload
 			line := in.Bytes()
 			i := bytes.Index(line, []byte(`"id":`)) + 5
@@ -99,7 +116,11 @@ func TestManifestErrorsNameFileAndEntry(t *testing.T) {
 		`{"contributes": {}}`:     `id: a manifest needs an id`,
 		`{"id": "x", "extra": 1}`: `unknown field "extra"`,
 		`{"id": 5}`:               `id: want string`,
-		`{"id": "x", "contributes": {"hooks": [{"event": "PreToolUse", "handler": {"command": "x", "timeout": -1}}]}}`: `timeout: must not be negative`,
+		`{"id": "x", "contributes": {"hooks": [{"event": "PreToolUse", "handler": {"command": "x", "timeout": -1}}]}}`:                       `timeout: must not be negative`,
+		`{"id": "x", "contributes": {"hooks": [{"event": "AgentStop", "handler": {"command": "a"}}, {"event": "AgentStop", "hander": {}}]}}`: `contributes.hooks[1]: unknown field "hander"`,
+		`{"id": "x", "contributes": {"hooks": [{"event": "AgentStop", "handler": {"command": "a", "timeout": "5"}}]}}`:                       `contributes.hooks[0].handler.timeout: want float64, found a JSON string`,
+		`{"id": "x", "contributes": {"hooks": [{"event": "AgentStop", "matcher": "bash", "handler": {"command": "a"}}]}}`:                    `contributes.hooks[0].matcher: AgentStop is not a tool event`,
+		`{"id": "x"} {"id": "y"}`: `something follows the JSON object`,
 	}
 	for content, want := range cases {
 		_, err := Parse("/p/podcode-plugin.json", []byte(content))
@@ -117,6 +138,18 @@ func TestManifestErrorsNameFileAndEntry(t *testing.T) {
 	}
 	if len(d.Handlers(plugin.HookAgentStop)) != 1 {
 		t.Error("the good manifest's handler is missing")
+	}
+
+	// Two manifests with one id: the later one replaces the earlier, as
+	// JS plugins do (P4), and the warning names both files.
+	first := write(t, filepath.Join(root, "a"), `{"id": "dup", "contributes": {"hooks": [{"event": "AgentStop", "handler": {"command": "first"}}]}}`)
+	second := write(t, filepath.Join(root, "b"), `{"id": "dup", "contributes": {"hooks": [{"event": "AgentStop", "handler": {"command": "second"}}]}}`)
+	d, s = dispatcher(t, first, second)
+	if hs := d.Handlers(plugin.HookAgentStop); len(hs) != 1 || hs[0].Source != "dup (second)" {
+		t.Errorf("handlers %+v", hs)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "a/podcode-plugin.json") || !strings.Contains(s.Warnings[0], "b/podcode-plugin.json") {
+		t.Errorf("warnings %q", s.Warnings)
 	}
 }
 
@@ -254,6 +287,87 @@ func TestDeafProcess(t *testing.T) {
 	}
 	if el := time.Since(start); el > 20*time.Second {
 		t.Errorf("40 dispatches took %s", el)
+	}
+}
+
+// Stop does not wait for ever on a process whose child holds its output
+// and that ignores the end of its input: the whole group is killed.
+func TestStopKillsTheGroup(t *testing.T) {
+	t.Setenv("PODCODE_FAKE_MODE", "grandchild")
+	_, s := dispatcher(t, processManifest(t, `"onStart"`))
+	start := time.Now()
+	s.Close()
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("Stop took %s", el)
+	}
+	if pid := s.Processes()[0].PID(); pid != 0 {
+		t.Errorf("still running: %d", pid)
+	}
+}
+
+// A process that writes overlong lines on stderr keeps answering: its
+// stderr is drained, never left to fill up.
+func TestChattyProcess(t *testing.T) {
+	t.Setenv("PODCODE_FAKE_MODE", "chatty")
+	d, _ := dispatcher(t, processManifest(t, ""))
+	for i := range 100 {
+		if res, err := d.Dispatch(context.Background(), bash("ls")); err != nil || res.Decision != plugin.DecisionAllow {
+			t.Fatalf("dispatch %d: %+v %v", i, res, err)
+		}
+	}
+}
+
+// onHook:<Event> starts the process on that event only; before it, the
+// other events' calls abstain.
+func TestActivationEvents(t *testing.T) {
+	d, s := dispatcher(t, processManifest(t, `"onHook:PostToolUse"`))
+	p := s.Processes()[0]
+	rep, err := d.DispatchReport(context.Background(), bash("rm -rf /"))
+	if err != nil || rep.Votes != 0 || p.PID() != 0 {
+		t.Fatalf("PreToolUse before activation: %+v %v, pid %d", rep, err, p.PID())
+	}
+	post := &plugin.HookPayload{Event: plugin.HookPostToolUse, ToolName: "bash", ToolInput: "{}", ToolOutput: "ok"}
+	if res, err := d.Dispatch(context.Background(), post); err != nil || res.Decision != plugin.DecisionAllow || p.PID() == 0 {
+		t.Fatalf("PostToolUse: %+v %v, pid %d", res, err, p.PID())
+	}
+	if res, _ := d.Dispatch(context.Background(), bash("rm -rf /")); res.Decision != plugin.DecisionDeny {
+		t.Errorf("PreToolUse once active: %+v", res)
+	}
+}
+
+// A restart that fails is tried again; restarts leak no descriptors.
+func TestRestartKeepsTrying(t *testing.T) {
+	t.Setenv("PODCODE_FAKE_PROCESS", "1")
+	var fails atomic.Int32
+	f := processManifest(t, `"onStart"`)
+	d := plugin.NewDispatcher(plugin.WithTimeout(5 * time.Second))
+	s := Register(d, []Found{f}, Options{Cwd: t.TempDir(), Recheck: func(*Manifest) error {
+		if fails.Add(-1) >= 0 {
+			return errors.New("not yet")
+		}
+		return nil
+	}})
+	defer s.Close()
+	p := s.Processes()[0]
+	fds := func() int { e, _ := os.ReadDir("/proc/self/fd"); return len(e) }
+	before := fds()
+	for range 2 {
+		pid := p.PID()
+		fails.Store(2) // the next two starts fail
+		syscall.Kill(pid, syscall.SIGKILL)
+		deadline := time.Now().Add(20 * time.Second)
+		for p.PID() == pid || p.PID() == 0 {
+			if time.Now().After(deadline) {
+				t.Fatal("the process was not started again")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if res, err := d.Dispatch(context.Background(), bash("ls")); err != nil || res.Decision != plugin.DecisionAllow {
+		t.Errorf("after the restarts: %+v %v", res, err)
+	}
+	if after := fds(); after > before+1 {
+		t.Errorf("descriptors: %d before, %d after 6 starts", before, after)
 	}
 }
 

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -21,10 +22,19 @@ type Set struct {
 
 // Options configure Register.
 type Options struct {
-	Cwd       string
-	Log       *slog.Logger
-	Overrides map[string]bool // "<plugin id>/<Event>": false disables that plugin's handlers of that event
-	Disabled  []string        // plugin ids not loaded (disabled_plugins)
+	Cwd string
+	Log *slog.Logger
+	// Overrides returns, for a plugin from the project or the user, the
+	// config's hooks entries: "<plugin id>/<Event>" → false disables that
+	// plugin's handlers of that event. nil: none.
+	Overrides func(project bool) map[string]bool
+	// Disabled returns, likewise, the plugin ids not to load
+	// (disabled_plugins). nil: none.
+	Disabled func(project bool) []string
+	// Recheck, when set, runs before every command and every start of a
+	// process of m; an error stops that run (it counts as the handler's
+	// error). Podcode checks there that m is still what the user trusted.
+	Recheck func(m *Manifest) error
 	// Allow says whether a manifest may run (trust); nil allows all. A
 	// manifest refused here is skipped; Allow logs why.
 	Allow func(m *Manifest) (bool, string)
@@ -48,6 +58,7 @@ func Register(d *plugin.Dispatcher, found []Found, o Options) *Set {
 		s.Warnings = append(s.Warnings, b.String())
 	}
 	seen := map[string]bool{}
+	var loaded []*Manifest
 	for _, f := range found {
 		if seen[f.Dir] {
 			continue
@@ -58,10 +69,19 @@ func Register(d *plugin.Dispatcher, found []Found, o Options) *Set {
 			warn("manifest: plugin refused", "error", err.Error())
 			continue
 		}
-		if slices.Contains(o.Disabled, m.ID) {
+		if o.Disabled != nil && slices.Contains(o.Disabled(m.Project), m.ID) {
 			o.Log.Info("manifest: disabled by the config; not loaded", "plugin", m.ID, "dir", m.Dir)
 			continue
 		}
+		// As with JS plugins (P4), a later plugin with the same id
+		// replaces the earlier one entirely.
+		if k := slices.IndexFunc(loaded, func(x *Manifest) bool { return x.ID == m.ID }); k >= 0 {
+			warn("manifest: duplicate id; the plugin found later replaces the earlier one", "plugin", m.ID, "removed", loaded[k].File, "kept", m.File)
+			loaded = slices.Delete(loaded, k, k+1)
+		}
+		loaded = append(loaded, m)
+	}
+	for _, m := range loaded {
 		if o.Allow != nil {
 			if ok, why := o.Allow(m); !ok {
 				// Allow has said why in the log.
@@ -100,7 +120,11 @@ func (s *Set) register(d *plugin.Dispatcher, m *Manifest, o Options) error {
 	procs := map[string]*Process{}
 	for i := range m.Contributes.Hooks {
 		e := &m.Contributes.Hooks[i]
-		if !e.enabled(o.Overrides, m.ID) {
+		var overrides map[string]bool
+		if o.Overrides != nil {
+			overrides = o.Overrides(m.Project)
+		}
+		if !e.enabled(overrides, m.ID) {
 			o.Log.Info("manifest: handler disabled", "plugin", m.ID, "event", e.Event, "entry", i)
 			continue
 		}
@@ -108,6 +132,9 @@ func (s *Set) register(d *plugin.Dispatcher, m *Manifest, o Options) error {
 		var what string
 		if c := e.Handler.Command; c != "" {
 			h = commandHandler(c, time.Duration(e.Handler.Timeout*float64(time.Second)), m.Dir, env)
+			if o.Recheck != nil {
+				h = rechecked(h, func() error { return o.Recheck(m) })
+			}
 			what = c
 		} else {
 			key := e.Handler.Process + "\x00" + strings.Join(e.Handler.Args, "\x00")
@@ -117,11 +144,15 @@ func (s *Set) register(d *plugin.Dispatcher, m *Manifest, o Options) error {
 				if !filepath.IsAbs(path) && strings.Contains(path, string(filepath.Separator)) {
 					path = filepath.Join(m.Dir, path)
 				}
-				p = newProcess(m.ID, path, e.Handler.Args, m.Dir, env, o.Log)
+				var recheck func() error
+				if o.Recheck != nil {
+					recheck = func() error { return o.Recheck(m) }
+				}
+				p = newProcess(m.ID, path, e.Handler.Args, m.Dir, env, o.Log, recheck)
 				procs[key] = p
 				s.processes = append(s.processes, p)
 			}
-			h = p.Handler()
+			h = p.Handler(m.activatesOn(e.Event))
 			what = strings.TrimSpace(e.Handler.Process + " " + strings.Join(e.Handler.Args, " "))
 		}
 		opts := []plugin.RegisterOption{plugin.WithLayer(plugin.LayerPlugin), plugin.WithSource(fmt.Sprintf("%s (%s)", m.ID, what))}
@@ -136,6 +167,16 @@ func (s *Set) register(d *plugin.Dispatcher, m *Manifest, o Options) error {
 		}
 	}
 	return nil
+}
+
+// rechecked runs check before h; its error stops the call.
+func rechecked(h plugin.HookHandler, check func() error) plugin.HookHandler {
+	return func(ctx context.Context, p *plugin.HookPayload) (*plugin.HookResult, error) {
+		if err := check(); err != nil {
+			return nil, fmt.Errorf("not run: %w", err)
+		}
+		return h(ctx, p)
+	}
 }
 
 // Close stops every process.

@@ -18,19 +18,23 @@ import (
 // has started; done receives the turn's error when it ends. The turn ends
 // with ctx, or when the server stops.
 func (s *Server) Background(ctx context.Context, channel, title, id, prompt string) (string, <-chan error, error) {
+	if !s.turns.add() {
+		return "", nil, agent.ErrShuttingDown
+	}
 	if id == "" {
 		sess, err := s.Agent.NewSession(ctx, agent.SessionRequest{Tenant: store.DefaultTenant, Title: title, Channel: channel})
 		if err != nil {
+			s.turns.done()
 			return "", nil, err
 		}
 		id = sess.ID
 	} else if _, err := s.Agent.Store.Session(ctx, store.DefaultTenant, id); err != nil {
+		s.turns.done()
 		return "", nil, err
 	}
 	done := make(chan error, 1)
-	s.turns.Add(1)
 	go func() {
-		defer s.turns.Done()
+		defer s.turns.done()
 		_, err := s.Agent.Run(ctx, agent.TurnRequest{Tenant: store.DefaultTenant, SessionID: id, Prompt: prompt, Channel: channel})
 		if err != nil {
 			s.Log.Warn("server: background turn failed", "channel", channel, "session", id, "error", err.Error())

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -222,5 +223,44 @@ func TestCronThroughTheServer(t *testing.T) {
 	}
 	if list, _ := s2.Agent.Store.Sessions(ctx, store.DefaultTenant); len(list) != 0 || len(finished2) != 0 {
 		t.Errorf("a denied tick ran: %d sessions", len(list))
+	}
+}
+
+// Shutdown cancels the running turns, waits for them, and refuses new
+// ones: none can start between the cancelling and the end.
+func TestShutdownRefusesNewTurns(t *testing.T) {
+	s, _, finished := backgroundServer(t, nil)
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	_, sess := call(t, srv, "POST", "/sessions", "api-token", `{}`)
+	id := sess["id"].(string)
+	if code, out := call(t, srv, "POST", "/sessions/"+id+"/messages", "api-token", `{"async": true, "text": "/tool bash {\"command\": \"sleep 30\"}"}`); code != 202 {
+		t.Fatalf("%d %v", code, out)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for { // until the turn runs
+		if got, _ := s.Agent.Store.Session(context.Background(), store.DefaultTenant, id); got.Status == store.SessionRunning {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the turn never ran")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("shutdown waited %s for a cancelled turn", el)
+	}
+	waitTurn(t, finished)
+	if code, _ := call(t, srv, "POST", "/sessions/"+id+"/messages", "api-token", `{"text": "more"}`); code != 503 {
+		t.Errorf("a turn after shutdown: %d", code)
+	}
+	if _, _, err := s.Background(context.Background(), "cron", "t", "", "p"); !errors.Is(err, agent.ErrShuttingDown) {
+		t.Errorf("a background turn after shutdown: %v", err)
 	}
 }

@@ -60,7 +60,55 @@ type Server struct {
 	webhooks  *webhook.Receiver    // nil until EnableWebhooks
 	mu        sync.Mutex
 	questions map[string]question // pending permission questions, by id
-	turns     sync.WaitGroup
+	turns     turns
+}
+
+// turns counts the turns the server runs, so that stopping waits for them;
+// once closed it starts no more (a WaitGroup cannot refuse an Add that
+// races with its Wait).
+type turns struct {
+	mu     sync.Mutex
+	n      int
+	closed bool
+	idle   chan struct{} // closed when n drops to 0 after close
+}
+
+// add counts a turn about to start; false once the server is stopping.
+func (t *turns) add() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return false
+	}
+	t.n++
+	return true
+}
+
+func (t *turns) done() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.n--
+	if t.closed && t.n == 0 && t.idle != nil {
+		close(t.idle)
+		t.idle = nil
+	}
+}
+
+// close refuses new turns and returns a channel closed once none runs.
+func (t *turns) close() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.closed = true
+	ch := make(chan struct{})
+	if t.n == 0 {
+		close(ch)
+	} else {
+		if t.idle != nil {
+			close(t.idle) // an earlier close's waiter
+		}
+		t.idle = ch
+	}
+	return ch
 }
 
 type question struct {
@@ -81,6 +129,22 @@ func New(ag *agent.Agent, token string, tokens ...config.TenantToken) *Server {
 	prev := ag.App.Guard.Asker
 	ag.App.Guard.Asker = &apiAsker{s: s, next: prev}
 	return s
+}
+
+// ExpandTokens substitutes {env:NAME} in the tenants' tokens. A token that
+// comes out empty is an error naming it: a server must not start believing
+// it checks a token it does not have.
+func ExpandTokens(tokens []config.TenantToken) ([]config.TenantToken, error) {
+	out := make([]config.TenantToken, 0, len(tokens))
+	for i, t := range tokens {
+		written := t.Token
+		t.Token = config.ExpandEnv(t.Token)
+		if strings.TrimSpace(t.Token) == "" {
+			return nil, fmt.Errorf("config: server.tokens[%d] (tenant %d, user %q): %q is empty; set the variable it names", i, t.TenantID, t.UserID, written)
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 // CheckAddr refuses a non-loopback address unless requests must carry a
@@ -177,6 +241,8 @@ func statusOf(err error) int {
 		return http.StatusNotFound
 	case errors.Is(err, agent.ErrBusy):
 		return http.StatusConflict
+	case errors.Is(err, agent.ErrShuttingDown):
+		return http.StatusServiceUnavailable
 	case errors.As(err, &rej):
 		return http.StatusForbidden
 	case errors.Is(err, context.Canceled):
@@ -288,10 +354,13 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	c := caller(r)
 	req := agent.TurnRequest{Tenant: c.Tenant, TenantID: c.TenantID, UserID: c.UserID, SessionID: id, Prompt: body.Text, Channel: "api", Specified: body.Params}
+	if !s.turns.add() {
+		writeError(w, http.StatusServiceUnavailable, agent.ErrShuttingDown)
+		return
+	}
 	if body.Async {
-		s.turns.Add(1)
 		go func() {
-			defer s.turns.Done()
+			defer s.turns.done()
 			if _, err := s.Agent.Run(context.WithoutCancel(r.Context()), req); err != nil {
 				s.Log.Warn("server: turn failed", "session", id, "error", err.Error())
 			}
@@ -301,9 +370,8 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	// The turn belongs to the server, not to this request: a client that
 	// goes away does not cancel it (POST /sessions/{id}/cancel does).
-	s.turns.Add(1)
 	res, err := s.Agent.Run(context.WithoutCancel(r.Context()), req)
-	s.turns.Done()
+	s.turns.done()
 	if err != nil && res == nil {
 		writeError(w, statusOf(err), err)
 		return
@@ -417,8 +485,22 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// Wait waits for turns started by the API to end.
-func (s *Server) Wait() { s.turns.Wait() }
+// Shutdown stops the server's turns: it refuses new ones (503), cancels
+// the running ones (they are marked interrupted), and waits for them to
+// end, or for ctx.
+func (s *Server) Shutdown(ctx context.Context) error {
+	idle := s.turns.close()
+	s.Agent.Shutdown()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("turns still running at shutdown: %w", ctx.Err())
+	}
+}
+
+// Wait waits for the turns started so far to end, and starts no more.
+func (s *Server) Wait() { <-s.turns.close() }
 
 // apiAsker asks API clients: the question is published on the bus
 // (permission.asked) and waits for POST /permissions/{id}. Turns from other

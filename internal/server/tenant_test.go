@@ -95,6 +95,10 @@ func TestTenants(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	unset := []config.TenantToken{{Token: "ann-token", TenantID: 1, UserID: "ann"}, {Token: "{env:BOB_TOKEN}", TenantID: 2, UserID: "bob"}}
+	if _, err := ExpandTokens(unset); err == nil || !strings.Contains(err.Error(), `server.tokens[1] (tenant 2, user "bob"): "{env:BOB_TOKEN}" is empty`) {
+		t.Errorf("a token whose variable is unset: %v", err)
+	}
 	srv := httptest.NewServer(New(agent.New(a, st), "admin",
 		config.TenantToken{Token: "ann-token", TenantID: 1, UserID: "ann"},
 		config.TenantToken{Token: "{env:BOB_TOKEN}", TenantID: 2, UserID: "bob"}).Handler())

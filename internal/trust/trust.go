@@ -2,7 +2,8 @@
 //
 // Code from the project directory (auto-discovered plugins, plugins named
 // by the project's podcode.json, manifest plugins and their commands, the
-// hooks of .claude/settings.json) runs only after the user trusted that
+// hooks of .claude/settings.json, and the cron jobs and webhooks of the
+// project's podcode.json, which run prompts unattended) runs only after the user trusted that
 // exact content. Each such piece of code is an Item with a fingerprint: a
 // SHA-256 over the contents of the files it runs and its command lines.
 // `podcode trust` shows the items and records their fingerprints in the
@@ -50,6 +51,7 @@ const (
 	KindPlugin   = "plugin"       // a JavaScript or TypeScript plugin
 	KindManifest = "manifest"     // a manifest plugin: its manifest and the programs it runs
 	KindClaude   = "claude-hooks" // the hooks of .claude/settings.json and the scripts they run
+	KindConfig   = "config"       // what the project's podcode.json runs unattended: cron jobs, webhooks
 )
 
 // Item is one piece of project code.
@@ -91,20 +93,56 @@ func (h *Hasher) File(shown, path string) {
 	h.runs = append(h.runs, shown)
 }
 
+// Text adds a piece of configuration shown as shown (a cron job, a
+// webhook), with data its exact content.
+func (h *Hasher) Text(shown string, data []byte) {
+	h.add("text", shown, data)
+	h.runs = append(h.runs, shown)
+}
+
 // Hash adds a file known by its content hash (a bundle's input).
 func (h *Hasher) Hash(shown, hash string) {
 	h.add("hash", shown, []byte(hash))
 	h.runs = append(h.runs, shown)
 }
 
+// Dir adds every regular file under path (.git and node_modules left
+// out), in name order, shown relative to root. A missing directory adds
+// nothing.
+func (h *Hasher) Dir(path, root string) {
+	filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			if p != path {
+				h.err = errors.Join(h.err, fmt.Errorf("trust: reading %s: %w", p, err))
+			}
+			return nil
+		case d.IsDir() && p != path && (d.Name() == ".git" || d.Name() == "node_modules"):
+			return filepath.SkipDir
+		case d.Type().IsRegular():
+			h.File(shownPath(p, root), p)
+		}
+		return nil
+	})
+}
+
+func shownPath(p, root string) string {
+	if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return p
+}
+
 // Command adds a command line, and the content of every word of it that
-// names a file inside dir (a script the command runs), relative to dir or
-// after expanding vars (e.g. $CLAUDE_PROJECT_DIR).
-func (h *Hasher) Command(command, dir string, vars map[string]string) {
+// names a file inside root (a script the command runs). Words are read as
+// a shell would for this purpose: quotes removed wherever they are
+// ("$DIR"/x.sh), then $NAME and ${NAME} expanded from vars, then resolved
+// against dir.
+func (h *Hasher) Command(command, dir, root string, vars map[string]string) {
 	h.add("command", command, nil)
 	h.runs = append(h.runs, "$ "+command)
 	for _, w := range strings.Fields(command) {
-		w = strings.Trim(w, `"'`)
+		w = strings.NewReplacer(`"`, "", `'`, "").Replace(w)
 		w = os.Expand(w, func(k string) string { return vars[k] })
 		if w == "" || strings.HasPrefix(w, "-") {
 			continue
@@ -117,11 +155,10 @@ func (h *Hasher) Command(command, dir string, vars map[string]string) {
 		if err != nil || !st.Mode().IsRegular() {
 			continue
 		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil || strings.HasPrefix(rel, "..") {
+		if rel, err := filepath.Rel(root, p); err != nil || strings.HasPrefix(rel, "..") {
 			continue // a program outside the project is not the project's code
 		}
-		h.File(filepath.ToSlash(rel), p)
+		h.File(shownPath(p, root), p)
 	}
 }
 

@@ -14,7 +14,7 @@ func item(t *testing.T, dir string, command string) Item {
 	t.Helper()
 	var h Hasher
 	h.File("podcode-plugin.json", filepath.Join(dir, "podcode-plugin.json"))
-	h.Command(command, dir, map[string]string{"DIR": dir})
+	h.Command(command, dir, dir, map[string]string{"DIR": dir})
 	it, err := h.Item(KindManifest, "p")
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +30,7 @@ func TestFingerprintCoversFilesAndCommands(t *testing.T) {
 	if !strings.Contains(strings.Join(a.Runs, "\n"), "run.sh") {
 		t.Errorf("runs %v", a.Runs)
 	}
-	if b := item(t, dir, "sh $DIR/run.sh --flag"); !slices.Contains(b.Runs, "run.sh") {
+	if b := item(t, dir, `sh "$DIR"/run.sh --flag`); !slices.Contains(b.Runs, "run.sh") {
 		t.Errorf("a script named through a variable is not covered: %v", b.Runs)
 	}
 	if b := item(t, dir, "sh ./run.sh --flag"); b.Fingerprint != a.Fingerprint {
@@ -42,6 +42,14 @@ func TestFingerprintCoversFilesAndCommands(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "run.sh"), []byte("rm -rf ~"), 0o644)
 	if b := item(t, dir, "sh ./run.sh --flag"); b.Fingerprint == a.Fingerprint {
 		t.Error("a changed script kept the fingerprint")
+	}
+	var d Hasher
+	os.MkdirAll(filepath.Join(dir, "lib", "node_modules"), 0o755)
+	os.WriteFile(filepath.Join(dir, "lib", "util.sh"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(dir, "lib", "node_modules", "big.js"), []byte("x"), 0o644)
+	d.Dir(dir, dir)
+	if di, _ := d.Item(KindManifest, "p"); strings.Join(di.Runs, " ") != "lib/util.sh podcode-plugin.json run.sh" {
+		t.Errorf("dir: %v", di.Runs)
 	}
 	// Parts are framed: moving bytes between two parts changes the hash.
 	var x, y Hasher
