@@ -14,7 +14,7 @@ import (
 )
 
 func claudeProject(t *testing.T) apptest.Project {
-	script, err := os.ReadFile("testdata/block-rm.sh")
+	script, err := os.ReadFile("../claudehooks/testdata/hooks/block-rm.sh") // the Claude Code script, unchanged
 	if err != nil {
 		t.Fatal(err)
 	}

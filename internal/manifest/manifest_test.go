@@ -230,16 +230,23 @@ func TestProcessHandler(t *testing.T) {
 	}
 	// Killed, it is restarted with backoff; meanwhile calls fail (and are
 	// isolated by the dispatcher).
-	syscall.Kill(pid, syscall.SIGKILL)
-	deadline := time.Now().Add(10 * time.Second)
-	for p.PID() == pid || p.PID() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the process was not restarted")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	killAndWaitRestart(t, p, 10*time.Second)
 	if res, err := d.Dispatch(ctx, bash("ls")); err != nil || res.Decision != plugin.DecisionAllow {
 		t.Errorf("after the restart: %+v %v", res, err)
+	}
+}
+
+// killAndWaitRestart kills p's process and waits until another runs.
+func killAndWaitRestart(t *testing.T, p *Process, within time.Duration) {
+	t.Helper()
+	pid := p.PID()
+	syscall.Kill(pid, syscall.SIGKILL)
+	deadline := time.Now().Add(within)
+	for p.PID() == pid || p.PID() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the process was not started again within %s", within)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -352,16 +359,8 @@ func TestRestartKeepsTrying(t *testing.T) {
 	fds := func() int { e, _ := os.ReadDir("/proc/self/fd"); return len(e) }
 	before := fds()
 	for range 2 {
-		pid := p.PID()
 		fails.Store(2) // the next two starts fail
-		syscall.Kill(pid, syscall.SIGKILL)
-		deadline := time.Now().Add(20 * time.Second)
-		for p.PID() == pid || p.PID() == 0 {
-			if time.Now().After(deadline) {
-				t.Fatal("the process was not started again")
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		killAndWaitRestart(t, p, 20*time.Second)
 	}
 	if res, err := d.Dispatch(context.Background(), bash("ls")); err != nil || res.Decision != plugin.DecisionAllow {
 		t.Errorf("after the restarts: %+v %v", res, err)

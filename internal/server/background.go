@@ -7,6 +7,7 @@ import (
 	"github.com/podcode/podcode/internal/agent"
 	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/cron"
+	"github.com/podcode/podcode/internal/httpjson"
 	"github.com/podcode/podcode/internal/store"
 	"github.com/podcode/podcode/internal/webhook"
 	"github.com/podcode/podcode/plugin"
@@ -96,7 +97,7 @@ func (s *Server) route(api http.Handler) http.Handler {
 	mux.Handle("/", s.auth(api))
 	mux.HandleFunc("/webhooks/{name}", func(w http.ResponseWriter, r *http.Request) {
 		if s.webhooks == nil {
-			writeError(w, http.StatusNotFound, errNoWebhooks)
+			httpjson.Error(w, http.StatusNotFound, errNoWebhooks)
 			return
 		}
 		s.webhooks.ServeHTTP(w, r)

@@ -37,6 +37,7 @@ import (
 	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/guard"
+	"github.com/podcode/podcode/internal/httpjson"
 	"github.com/podcode/podcode/internal/store"
 	"github.com/podcode/podcode/internal/webhook"
 )
@@ -165,7 +166,7 @@ func CheckAddr(addr string, tokens bool) error {
 // Handler is the API.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]any{"ok": true}) })
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { httpjson.Write(w, 200, map[string]any{"ok": true}) })
 	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(openAPI)
@@ -207,7 +208,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 				}
 			}
 			if !found {
-				writeError(w, http.StatusUnauthorized, errors.New("missing or wrong API token (Authorization: Bearer <token>)"))
+				httpjson.Error(w, http.StatusUnauthorized, errors.New("missing or wrong API token (Authorization: Bearer <token>)"))
 				return
 			}
 		}
@@ -220,18 +221,6 @@ func caller(r *http.Request) chat.Scope { return chat.ScopeFrom(r.Context()) }
 
 // tenant is the owner of the request's sessions.
 func tenant(r *http.Request) string { return caller(r).Tenant }
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
-}
-
-func writeError(w http.ResponseWriter, status int, err error) {
-	writeJSON(w, status, map[string]any{"error": err.Error()})
-}
 
 // statusOf maps an error to an HTTP status.
 func statusOf(err error) int {
@@ -263,40 +252,40 @@ func decode(w http.ResponseWriter, r *http.Request, v validator) error {
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 	list, err := s.Agent.Store.Sessions(r.Context(), tenant(r))
 	if err != nil {
-		writeError(w, statusOf(err), err)
+		httpjson.Error(w, statusOf(err), err)
 		return
 	}
-	writeJSON(w, 200, list)
+	httpjson.Write(w, 200, list)
 }
 
 func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 	var body CreateSession
 	if err := decode(w, r, &body); err != nil {
-		writeError(w, http.StatusBadRequest, err)
+		httpjson.Error(w, http.StatusBadRequest, err)
 		return
 	}
 	c := caller(r)
 	sess, err := s.Agent.NewSession(r.Context(), agent.SessionRequest{Tenant: c.Tenant, TenantID: c.TenantID, UserID: c.UserID,
 		Title: body.Title, Model: body.Model, Channel: "api"})
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err)
+		httpjson.Error(w, http.StatusBadRequest, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, sess)
+	httpjson.Write(w, http.StatusCreated, sess)
 }
 
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 	sess, err := s.Agent.Store.Session(r.Context(), tenant(r), r.PathValue("id"))
 	if err != nil {
-		writeError(w, statusOf(err), err)
+		httpjson.Error(w, statusOf(err), err)
 		return
 	}
-	writeJSON(w, 200, sess)
+	httpjson.Write(w, 200, sess)
 }
 
 func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 	if err := s.Agent.DeleteSession(r.Context(), tenant(r), r.PathValue("id")); err != nil {
-		writeError(w, statusOf(err), err)
+		httpjson.Error(w, statusOf(err), err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -304,38 +293,38 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) cancelTurn(w http.ResponseWriter, r *http.Request) {
 	if _, err := s.Agent.Store.Session(r.Context(), tenant(r), r.PathValue("id")); err != nil {
-		writeError(w, statusOf(err), err)
+		httpjson.Error(w, statusOf(err), err)
 		return
 	}
-	writeJSON(w, 200, map[string]any{"cancelled": s.Agent.Cancel(r.PathValue("id"))})
+	httpjson.Write(w, 200, map[string]any{"cancelled": s.Agent.Cancel(r.PathValue("id"))})
 }
 
 func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if _, err := s.Agent.Store.Session(r.Context(), tenant(r), id); err != nil {
-		writeError(w, statusOf(err), err)
+		httpjson.Error(w, statusOf(err), err)
 		return
 	}
 	msgs, err := s.Agent.Store.Messages(r.Context(), id)
 	if err != nil {
-		writeError(w, statusOf(err), err)
+		httpjson.Error(w, statusOf(err), err)
 		return
 	}
-	writeJSON(w, 200, msgs)
+	httpjson.Write(w, 200, msgs)
 }
 
 func (s *Server) getMessage(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if _, err := s.Agent.Store.Session(r.Context(), tenant(r), id); err != nil {
-		writeError(w, statusOf(err), err)
+		httpjson.Error(w, statusOf(err), err)
 		return
 	}
 	m, err := s.Agent.Store.Message(r.Context(), id, r.PathValue("mid"))
 	if err != nil {
-		writeError(w, statusOf(err), err)
+		httpjson.Error(w, statusOf(err), err)
 		return
 	}
-	writeJSON(w, 200, m)
+	httpjson.Write(w, 200, m)
 }
 
 // postMessage runs a turn. With "async": true it answers 202 at once (the
@@ -344,18 +333,18 @@ func (s *Server) getMessage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	var body PostMessage
 	if err := decode(w, r, &body); err != nil {
-		writeError(w, http.StatusBadRequest, err)
+		httpjson.Error(w, http.StatusBadRequest, err)
 		return
 	}
 	id := r.PathValue("id")
 	if _, err := s.Agent.Store.Session(r.Context(), tenant(r), id); err != nil {
-		writeError(w, statusOf(err), err)
+		httpjson.Error(w, statusOf(err), err)
 		return
 	}
 	c := caller(r)
 	req := agent.TurnRequest{Tenant: c.Tenant, TenantID: c.TenantID, UserID: c.UserID, SessionID: id, Prompt: body.Text, Channel: "api", Specified: body.Params}
 	if !s.turns.add() {
-		writeError(w, http.StatusServiceUnavailable, agent.ErrShuttingDown)
+		httpjson.Error(w, http.StatusServiceUnavailable, agent.ErrShuttingDown)
 		return
 	}
 	if body.Async {
@@ -365,7 +354,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 				s.Log.Warn("server: turn failed", "session", id, "error", err.Error())
 			}
 		}()
-		writeJSON(w, http.StatusAccepted, map[string]any{"sessionID": id})
+		httpjson.Write(w, http.StatusAccepted, map[string]any{"sessionID": id})
 		return
 	}
 	// The turn belongs to the server, not to this request: a client that
@@ -373,22 +362,22 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	res, err := s.Agent.Run(context.WithoutCancel(r.Context()), req)
 	s.turns.done()
 	if err != nil && res == nil {
-		writeError(w, statusOf(err), err)
+		httpjson.Error(w, statusOf(err), err)
 		return
 	}
 	out := map[string]any{"session": res.Session, "messages": res.Messages, "text": res.Text}
 	if err != nil {
 		out["error"] = err.Error()
-		writeJSON(w, statusOf(err), out)
+		httpjson.Write(w, statusOf(err), out)
 		return
 	}
-	writeJSON(w, 200, out)
+	httpjson.Write(w, 200, out)
 }
 
 func (s *Server) replyPermission(w http.ResponseWriter, r *http.Request) {
 	var body PermissionReply
 	if err := decode(w, r, &body); err != nil {
-		writeError(w, http.StatusBadRequest, err)
+		httpjson.Error(w, http.StatusBadRequest, err)
 		return
 	}
 	s.mu.Lock()
@@ -399,11 +388,11 @@ func (s *Server) replyPermission(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	if !ok {
-		writeError(w, http.StatusNotFound, fmt.Errorf("no pending permission question %s", r.PathValue("id")))
+		httpjson.Error(w, http.StatusNotFound, fmt.Errorf("no pending permission question %s", r.PathValue("id")))
 		return
 	}
 	q.answer <- body.Allow
-	writeJSON(w, 200, map[string]any{"ok": true})
+	httpjson.Write(w, 200, map[string]any{"ok": true})
 }
 
 func (s *Server) listPlugins(w http.ResponseWriter, r *http.Request) {
@@ -417,7 +406,7 @@ func (s *Server) listPlugins(w http.ResponseWriter, r *http.Request) {
 	for _, p := range s.Agent.App.Plugins.Plugins {
 		out = append(out, info{ID: p.ID, Source: p.Source, Path: p.Path, Hooks: p.Hooks})
 	}
-	writeJSON(w, 200, map[string]any{"plugins": out, "warnings": s.Agent.App.Plugins.Warnings})
+	httpjson.Write(w, 200, map[string]any{"plugins": out, "warnings": s.Agent.App.Plugins.Warnings})
 }
 
 func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {
@@ -431,7 +420,7 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {
 	for _, d := range s.Agent.App.Tools.List() {
 		out = append(out, info{ID: d.ID, Source: d.Source, Description: d.Description, Parameters: d.Parameters})
 	}
-	writeJSON(w, 200, out)
+	httpjson.Write(w, 200, out)
 }
 
 // events streams the bus as Server-Sent Events. A client that cannot keep
@@ -439,7 +428,7 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
-		writeError(w, http.StatusInternalServerError, errors.New("streaming is not supported"))
+		httpjson.Error(w, http.StatusInternalServerError, errors.New("streaming is not supported"))
 		return
 	}
 	ch := make(chan bus.Event, 1024)

@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/podcode/podcode/internal/config"
+	"github.com/podcode/podcode/internal/httpjson"
 	"github.com/podcode/podcode/plugin"
 )
 
@@ -164,13 +164,13 @@ func (rc *Receiver) Names() []string {
 func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeError(w, http.StatusMethodNotAllowed, fmt.Errorf("webhook: method %s not allowed: POST", r.Method))
+		httpjson.Error(w, http.StatusMethodNotAllowed, fmt.Errorf("webhook: method %s not allowed: POST", r.Method))
 		return
 	}
 	name := r.PathValue("name")
 	h := rc.hooks[name]
 	if h == nil {
-		writeError(w, http.StatusNotFound, fmt.Errorf("webhook: no webhook named %q", name))
+		httpjson.Error(w, http.StatusNotFound, fmt.Errorf("webhook: no webhook named %q", name))
 		return
 	}
 	log := rc.log.With("webhook", name, "remote", r.RemoteAddr)
@@ -214,7 +214,7 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fail := func(status int, err error) {
 		h.seen.release(sig)
 		log.Warn("webhook: delivery failed; no turn started", "status", status, "error", err.Error())
-		writeError(w, status, err)
+		httpjson.Error(w, status, err)
 	}
 
 	// WebhookReceived.
@@ -254,7 +254,7 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				msg = "denied by a WebhookReceived hook"
 			}
 			log.Info("webhook: denied by a hook", "report", rep)
-			writeError(w, http.StatusForbidden, errors.New(msg))
+			httpjson.Error(w, http.StatusForbidden, errors.New(msg))
 			return
 		case plugin.DecisionAsk:
 			msg := "a WebhookReceived hook asked for confirmation, and nobody can answer here"
@@ -262,7 +262,7 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				msg += ": " + rep.Result.Message
 			}
 			log.Info("webhook: a hook asked; refused", "report", rep)
-			writeError(w, http.StatusForbidden, errors.New(msg))
+			httpjson.Error(w, http.StatusForbidden, errors.New(msg))
 			return
 		}
 	}
@@ -289,13 +289,13 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	log.Info("webhook: turn started", "session", id)
-	writeJSON(w, http.StatusAccepted, map[string]any{"sessionID": id})
+	httpjson.Write(w, http.StatusAccepted, map[string]any{"sessionID": id})
 }
 
 // refuse answers a delivery refused before anything ran.
 func (rc *Receiver) refuse(w http.ResponseWriter, log *slog.Logger, status int, err error) {
 	log.Info("webhook: refused", "status", status, "reason", err.Error())
-	writeError(w, status, err)
+	httpjson.Error(w, status, err)
 }
 
 // oneHeader returns the value of header k, or "" when it is absent; a header
@@ -309,17 +309,4 @@ func oneHeader(h http.Header, k string) string {
 		return vs[0]
 	}
 	return strings.Join(vs, ",")
-}
-
-// writeJSON and writeError answer as internal/server does.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
-}
-
-func writeError(w http.ResponseWriter, status int, err error) {
-	writeJSON(w, status, map[string]any{"error": err.Error()})
 }
