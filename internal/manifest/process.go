@@ -134,7 +134,11 @@ func (p *Process) Start() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.started = true
-	return p.startLocked()
+	err := p.startLocked()
+	if err != nil {
+		p.scheduleRestartLocked()
+	}
+	return err
 }
 
 // pipes makes the three pipes of a run: the child's ends, then ours.
@@ -277,7 +281,14 @@ func (p *Process) read(in *instance, stdout io.Reader) {
 // calls fail and a restart is scheduled.
 func (p *Process) wait(in *instance, stdout, stderr *os.File, readDone, stderrDone chan struct{}) {
 	waitErr := in.cmd.Wait()
-	in.killGroup()
+	// A child left behind in the group keeps the output open: kill the
+	// group then. (Only then: with the group empty, its id could already
+	// belong to another group.)
+	select {
+	case <-readDone:
+	case <-time.After(100 * time.Millisecond):
+		in.killGroup()
+	}
 	// What is still in the pipes is read first; if a child that left the
 	// group holds them open, closing our ends ends the reading.
 	for _, d := range []struct {
@@ -352,6 +363,7 @@ func (p *Process) Handler(activates bool) plugin.HookHandler {
 			}
 			p.started = true
 			if err := p.startLocked(); err != nil {
+				p.scheduleRestartLocked()
 				p.mu.Unlock()
 				return nil, err
 			}
