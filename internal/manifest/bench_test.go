@@ -3,6 +3,7 @@ package manifest
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"testing"
 
@@ -24,7 +25,7 @@ func benchProcess(b *testing.B, mode string) {
 	dir := b.TempDir()
 	f := write(b, dir, fmt.Sprintf(`{"id": "proc", "contributes": {"hooks": [{"event": "PreToolUse", "handler": {"process": %q}}]}}`, os.Args[0]))
 	d := plugin.NewDispatcher()
-	s := Register(d, []Found{f}, Options{Cwd: dir})
+	s := Register(d, []Found{f}, Options{Cwd: dir, Log: slog.New(slog.DiscardHandler)})
 	defer s.Close()
 	ctx, p := context.Background(), bash("ls -la")
 	if res, err := d.Dispatch(ctx, p); err != nil || res.Decision != plugin.DecisionAllow { // starts the process
@@ -45,7 +46,7 @@ func BenchmarkCommandHandler(b *testing.B) {
 	dir := b.TempDir()
 	f := write(b, dir, `{"id": "cmd", "contributes": {"hooks": [{"event": "PreToolUse", "handler": {"command": "cat >/dev/null; echo '{\"decision\":\"allow\"}'"}}]}}`)
 	d := plugin.NewDispatcher()
-	s := Register(d, []Found{f}, Options{Cwd: dir})
+	s := Register(d, []Found{f}, Options{Cwd: dir, Log: slog.New(slog.DiscardHandler)})
 	defer s.Close()
 	ctx, p := context.Background(), bash("ls -la")
 	b.ReportAllocs()
