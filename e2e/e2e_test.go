@@ -6,7 +6,6 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/podcode/podcode/internal/apptest"
 )
 
 var binary string
@@ -50,6 +51,7 @@ type server struct {
 }
 
 func freePort(t *testing.T) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -116,9 +118,10 @@ type events struct {
 	items []map[string]any
 }
 
-func (s *server) events(ctx context.Context) *events {
+// events collects the server's event stream until the test ends.
+func (s *server) events() *events {
 	ev := &events{}
-	req, _ := http.NewRequestWithContext(ctx, "GET", s.base+"/events", nil)
+	req, _ := http.NewRequestWithContext(s.t.Context(), "GET", s.base+"/events", nil)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		s.t.Fatal(err)
@@ -197,19 +200,14 @@ func hookOrder(msgs []message) []string {
 }
 
 func project(t *testing.T) (dir, home string) {
-	dir, _ = filepath.EvalSymlinks(t.TempDir())
-	home = t.TempDir()
-	for name, content := range map[string]string{
+	dir = apptest.Dir(t, apptest.Project{Files: map[string]string{
 		"podcode.json":            `{"plugin": ["./plugins/a.js", "./plugins/b.js"]}`,
 		"plugins/a.js":            pluginA,
 		"plugins/b.js":            pluginB,
 		"notes.txt":               "meeting at noon\n",
 		".podcode/plugins/README": "not a plugin",
-	} {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(content), 0o644)
-	}
+	}})
+	home = t.TempDir()
 	// As a user would: the project's plugins run once trusted.
 	if out, err := podcode(dir, home, "trust", "--yes"); err != nil {
 		t.Fatalf("podcode trust: %v\n%s", err, out)
@@ -237,9 +235,7 @@ func podcode(dir, home string, args ...string) (string, error) {
 func TestServeTurnRestart(t *testing.T) {
 	dir, home := project(t)
 	srv := start(t, dir, home)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ev := srv.events(ctx)
+	ev := srv.events()
 
 	var sess struct{ ID string }
 	if code := srv.do("POST", "/sessions", map[string]any{"title": "e2e"}, &sess); code != 201 {
@@ -320,9 +316,7 @@ func TestServeTurnRestart(t *testing.T) {
 func TestKillMidTurn(t *testing.T) {
 	dir, home := project(t)
 	srv := start(t, dir, home)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ev := srv.events(ctx)
+	ev := srv.events()
 	var sess struct{ ID string }
 	srv.do("POST", "/sessions", nil, &sess)
 	if code := srv.do("POST", "/sessions/"+sess.ID+"/messages", map[string]any{"text": "/tool bash {\"command\": \"sleep 30\"}", "async": true}, nil); code != 202 {
@@ -358,8 +352,8 @@ func TestAPIErrorsAndAuth(t *testing.T) {
 		t.Errorf("openapi: %d", code)
 	}
 	// A non-loopback address without a token refuses to start.
-	out, err := exec.Command(binary, "serve", "--addr", "0.0.0.0:0").CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "needs an API token") {
+	out, err := podcode(dir, home, "serve", "--addr", "0.0.0.0:0")
+	if err == nil || !strings.Contains(out, "needs an API token") {
 		t.Errorf("serve on 0.0.0.0 without a token: %v %s", err, out)
 	}
 }

@@ -10,13 +10,19 @@ import (
 //
 //	go test -run '^$' -bench Dispatch -benchmem ./plugin/
 
-func benchDispatch(b *testing.B, handlers int, extra map[string]any) {
+// allowDispatcher returns a Dispatcher with n AllowHook handlers on PreToolUse.
+func allowDispatcher(b *testing.B, n int) *Dispatcher {
 	d := NewDispatcher()
-	for i := 0; i < handlers; i++ {
+	for i := 0; i < n; i++ {
 		if err := d.Register(HookPreToolUse, AllowHook(), WithSource(fmt.Sprintf("allow-%d", i))); err != nil {
 			b.Fatal(err)
 		}
 	}
+	return d
+}
+
+func benchDispatch(b *testing.B, handlers int, extra map[string]any) {
+	d := allowDispatcher(b, handlers)
 	p := &HookPayload{Event: HookPreToolUse, ToolName: "bash", ToolInput: `{"command":"ls"}`, SessionID: "s1", Extra: extra}
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -38,10 +44,7 @@ func BenchmarkDispatch10AllowExtra(b *testing.B) {
 
 // The server dispatches with DispatchReport, which adds the run summary.
 func BenchmarkDispatchReport10Allow(b *testing.B) {
-	d := NewDispatcher()
-	for i := 0; i < 10; i++ {
-		d.Register(HookPreToolUse, AllowHook(), WithSource(fmt.Sprintf("allow-%d", i)))
-	}
+	d := allowDispatcher(b, 10)
 	p := &HookPayload{Event: HookPreToolUse, ToolName: "bash", ToolInput: `{"command":"ls"}`}
 	b.ReportAllocs()
 	for b.Loop() {

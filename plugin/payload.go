@@ -47,39 +47,13 @@ func normalize(dst, p *HookPayload) {
 	dst.Extra = extra
 }
 
-func cloneMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	c := make(map[string]any, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
-}
-
-// sameMap reports whether a holds exactly b's keys, each bound to the
-// identical value (see sameValue). It is how the Dispatcher notices that a
-// handler wrote to Extra without copying Extra for every handler.
-func sameMap(a, b map[string]any) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		w, ok := b[k]
-		if !ok || !sameValue(v, w) {
-			return false
-		}
-	}
-	return true
-}
-
 // sameValue reports whether a and b are the same interface value: the same
 // dynamic type and the same data word. Unlike ==, it never panics on
 // uncomparable types (maps, slices), and it is sound for the purpose here:
-// cloneMap copies interface values word for word, so an untouched entry is
-// always the same, and an entry that compares the same holds the very value it
-// held before, whatever a handler wrote.
+// the shared copy of Extra (run.fillWork) holds interface values copied word
+// for word, so an untouched entry is always the same, and an entry that
+// compares the same holds the very value it held before, whatever a handler
+// wrote.
 func sameValue(a, b any) bool {
 	return *(*[2]unsafe.Pointer)(unsafe.Pointer(&a)) == *(*[2]unsafe.Pointer)(unsafe.Pointer(&b))
 }

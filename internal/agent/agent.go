@@ -70,10 +70,9 @@ const (
 
 // Agent runs turns.
 type Agent struct {
-	App       *app.App
-	Store     *store.Store
-	Providers map[string]provider.Provider // by provider id, over provider.For (tests replace one)
-	MaxSteps  int
+	App      *app.App
+	Store    *store.Store
+	MaxSteps int
 
 	mu      sync.Mutex
 	closing bool                          // Shutdown was called: no new turns
@@ -83,8 +82,8 @@ type Agent struct {
 
 // New returns an agent over a booted app and an open store.
 func New(a *app.App, st *store.Store) *Agent {
-	ag := &Agent{App: a, Store: st, Providers: map[string]provider.Provider{},
-		MaxSteps: a.Config.Agent.MaxSteps, running: map[string]context.CancelFunc{}, byModel: map[string]provider.Provider{}}
+	ag := &Agent{App: a, Store: st, MaxSteps: a.Config.Agent.MaxSteps,
+		running: map[string]context.CancelFunc{}, byModel: map[string]provider.Provider{}}
 	if ag.MaxSteps <= 0 {
 		ag.MaxSteps = DefaultMaxSteps
 	}
@@ -164,15 +163,6 @@ func (a *Agent) DeleteSession(ctx context.Context, tenant, id string) error {
 	return nil
 }
 
-// CancelAll cancels every running turn (the server is stopping).
-func (a *Agent) CancelAll() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for _, cancel := range a.running {
-		cancel()
-	}
-}
-
 // ErrShuttingDown is returned for a turn asked for after Shutdown.
 var ErrShuttingDown = errors.New("the server is shutting down")
 
@@ -180,9 +170,11 @@ var ErrShuttingDown = errors.New("the server is shutting down")
 // turn can start between the cancelling and the end of the server.
 func (a *Agent) Shutdown() {
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.closing = true
-	a.mu.Unlock()
-	a.CancelAll()
+	for _, cancel := range a.running {
+		cancel()
+	}
 }
 
 // provider returns the provider of a model, made once and kept (a
@@ -190,9 +182,6 @@ func (a *Agent) Shutdown() {
 func (a *Agent) provider(m provider.Model) (provider.Provider, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if p := a.Providers[m.ProviderID]; p != nil {
-		return p, nil
-	}
 	if p := a.byModel[m.Name()]; p != nil {
 		return p, nil
 	}

@@ -63,12 +63,9 @@ func (r *recorder) events() string {
 }
 
 type env struct {
-	ag   *agent.Agent
-	st   *store.Store
-	rec  *recorder
-	logs *apptest.Logs
-	bus  []string
-	mu   sync.Mutex
+	ag  *agent.Agent
+	st  *store.Store
+	rec *recorder
 }
 
 func newEnv(t *testing.T, p apptest.Project, extra ...func(*plugin.Dispatcher) error) *env {
@@ -85,18 +82,12 @@ func newEnv(t *testing.T, p apptest.Project, extra ...func(*plugin.Dispatcher) e
 		}
 		return nil
 	}
-	a, logs := apptest.Boot(t, p)
-	e.logs = logs
+	a, _ := apptest.Boot(t, p)
 	st, err := store.Open(context.Background(), filepath.Join(a.Cwd, ".podcode", "podcode.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	a.Bus.Subscribe("", "test", func(ev bus.Event) {
-		e.mu.Lock()
-		e.bus = append(e.bus, ev.Type)
-		e.mu.Unlock()
-	})
 	e.ag = agent.New(a, st)
 	e.st = st
 	return e

@@ -25,11 +25,10 @@ const (
 // needed.
 func (t *turn) history(ctx context.Context) ([]chat.Message, error) {
 	if t.hist == nil {
-		recent, err := t.a.Store.Recent(ctx, t.sess.ID)
-		if err != nil {
+		var err error
+		if t.hist, err = t.a.Store.Recent(ctx, t.sess.ID); err != nil {
 			return nil, err
 		}
-		t.hist = visible(recent)
 	}
 	msgs := t.hist
 	limit := t.model.Limit.Context
@@ -65,26 +64,6 @@ func (t *turn) history(ctx context.Context) ([]chat.Message, error) {
 	return t.hist, nil
 }
 
-// visible is the latest summary and the messages after what it covers.
-func visible(all []chat.Message) []chat.Message {
-	last := -1
-	for i, m := range all {
-		if m.Role == chat.RoleSummary {
-			last = i
-		}
-	}
-	if last < 0 {
-		return all
-	}
-	out := []chat.Message{all[last]}
-	for _, m := range all {
-		if m.Role != chat.RoleSummary && m.Seq > all[last].Through {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // cutPoint is where the recent messages start: a user message with at
 // least keepRecent messages from it on, or 0 when there is none.
 func cutPoint(msgs []chat.Message) int {
@@ -100,13 +79,7 @@ func cutPoint(msgs []chat.Message) int {
 func estimate(msgs []chat.Message) int {
 	n := 0
 	for _, m := range msgs {
-		n += len(m.Text) + 16
-		for _, c := range m.ToolCalls {
-			n += len(c.Args) + len(c.Tool)
-		}
-		if m.Result != nil {
-			n += len(m.Result.Output)
-		}
+		n += m.Size() + 16
 	}
 	return n / 4
 }

@@ -82,7 +82,7 @@ type Options struct {
 	// TrustAll runs project code without asking the trust store
 	// (--trust-all, or PODCODE_TRUST_ALL=1, which the command reads).
 	TrustAll bool
-	// Trust replaces the trust gate's logger (for `podcode trust`, which
+	// TrustLog replaces the trust gate's logger (for `podcode trust`, which
 	// lists what the gate was asked about rather than warning about it).
 	TrustLog *slog.Logger
 	// Hooks registers Go lifecycle handlers, such as an embedding program's
@@ -163,8 +163,9 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 		}
 	}
 	for _, p := range a.Plugins.Plugins {
+		overrides := cfg.HookOverridesFor(p.Project)
 		for _, ev := range p.Lifecycle {
-			if on, ok := cfg.HookOverridesFor(p.Project)[p.ID+"/"+string(ev)]; ok && !on {
+			if on, ok := overrides[p.ID+"/"+string(ev)]; ok && !on {
 				log.Info("plugin: lifecycle handler disabled by the config", "plugin", p.ID, "event", string(ev))
 				continue
 			}
@@ -340,7 +341,6 @@ func splitPlugins(cfg *config.Config) (*config.Config, []manifest.Found) {
 // variables and config values.
 func Secrets(cfg *config.Config) []string {
 	s := logging.EnvSecrets(os.Environ())
-	var tree any
 	for _, w := range cfg.Webhooks {
 		s = append(s, config.ExpandEnv(w.Secret))
 	}
@@ -348,6 +348,7 @@ func Secrets(cfg *config.Config) []string {
 		s = append(s, config.ExpandEnv(t.Token))
 	}
 	s = append(s, cfg.Server.Token)
+	var tree any
 	if b, err := json.Marshal(map[string]any{"provider": cfg.Provider, "plugin_config": cfg.PluginConfig}); err == nil {
 		if json.Unmarshal(b, &tree) == nil {
 			s = append(s, logging.ValueSecrets(tree)...)

@@ -51,14 +51,10 @@ func (l *Logs) Lines() []string {
 
 // Find returns the first line containing every part.
 func (l *Logs) Find(parts ...string) (string, bool) {
-next:
 	for _, line := range l.Lines() {
-		for _, p := range parts {
-			if !strings.Contains(line, p) {
-				continue next
-			}
+		if containsAll(line, parts) {
+			return line, true
 		}
-		return line, true
 	}
 	return "", false
 }
@@ -66,16 +62,21 @@ next:
 // Count counts the lines containing every part.
 func (l *Logs) Count(parts ...string) int {
 	n := 0
-next:
 	for _, line := range l.Lines() {
-		for _, p := range parts {
-			if !strings.Contains(line, p) {
-				continue next
-			}
+		if containsAll(line, parts) {
+			n++
 		}
-		n++
 	}
 	return n
+}
+
+func containsAll(line string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(line, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // Require fails t unless a line contains every part.
@@ -86,6 +87,18 @@ func (l *Logs) Require(t testing.TB, parts ...string) string {
 		t.Fatalf("no log line contains %q; logs:\n%s", parts, strings.Join(l.Lines(), "\n"))
 	}
 	return line
+}
+
+// Await is Require for a line written after the call that causes it
+// returns (by a plugin's loop, after its job): it waits up to 10 s for it.
+func (l *Logs) Await(t testing.TB, parts ...string) string {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if line, ok := l.Find(parts...); ok {
+			return line
+		}
+	}
+	return l.Require(t, parts...)
 }
 
 type handler struct {

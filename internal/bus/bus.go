@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -42,7 +41,6 @@ type Event struct {
 type Listener func(Event)
 
 type subscription struct {
-	id   uint64
 	typ  string // "" for every type
 	fn   Listener
 	name string // who listens, for logs
@@ -53,7 +51,6 @@ type Bus struct {
 	log  *slog.Logger
 	mu   sync.RWMutex
 	subs []*subscription
-	next atomic.Uint64
 }
 
 // New returns a bus that logs listener failures to logger.
@@ -68,7 +65,7 @@ func New(logger *slog.Logger) *Bus {
 // returns a function that ends the subscription. name identifies the
 // listener in logs (a plugin id).
 func (b *Bus) Subscribe(typ, name string, fn Listener) (unsubscribe func()) {
-	s := &subscription{id: b.next.Add(1), typ: typ, fn: fn, name: name}
+	s := &subscription{typ: typ, fn: fn, name: name}
 	b.mu.Lock()
 	// Copy on write: Publish iterates a snapshot without holding the lock.
 	b.subs = append(b.subs[:len(b.subs):len(b.subs)], s)
@@ -80,7 +77,7 @@ func (b *Bus) Subscribe(typ, name string, fn Listener) (unsubscribe func()) {
 			defer b.mu.Unlock()
 			next := make([]*subscription, 0, len(b.subs))
 			for _, x := range b.subs {
-				if x.id != s.id {
+				if x != s {
 					next = append(next, x)
 				}
 			}

@@ -40,6 +40,19 @@ type Message struct {
 	CreatedAt time.Time  `json:"createdAt"`
 }
 
+// Size is the number of bytes of m a model reads: its text, its tool calls
+// and its result (estimates of tokens start from it).
+func (m *Message) Size() int {
+	n := len(m.Text)
+	for _, c := range m.ToolCalls {
+		n += len(c.Args) + len(c.Tool)
+	}
+	if m.Result != nil {
+		n += len(m.Result.Output)
+	}
+	return n
+}
+
 // ToolCall is a model's request to run a tool.
 type ToolCall struct {
 	ID   string          `json:"id"`

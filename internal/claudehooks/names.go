@@ -78,6 +78,13 @@ var matchValue = map[string]struct{ field, value string }{
 	"SubagentStop":  {"agent_type", "general-purpose"},
 }
 
+// takesMatcher reports whether a matcher filters event's hooks: on tool
+// events, and on the events of matchValue.
+func takesMatcher(event string) bool {
+	_, filtered := matchValue[event]
+	return filtered || events[event].IsToolEvent()
+}
+
 // toolNames maps Podcode's built-in tool ids to Claude Code's tool names.
 // Podcode's task tool is Claude Code's Agent tool, called Task before
 // Claude Code 2.1.63; a matcher or `if` rule naming Task matches it too.

@@ -1,7 +1,6 @@
 package claudehooks
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -205,24 +204,17 @@ func (r *runner) run(ctx context.Context, h *Hook, input []byte) (int, []byte, [
 		cmd = exec.CommandContext(tctx, "sh", "-c", h.Command)
 	}
 	cmd.Dir, cmd.Env = r.dir, r.env
-	cmd.Stdin = bytes.NewReader(input)
-	stdout, stderr := proc.Head{Max: maxOutput}, proc.Head{Max: maxOutput}
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	proc.KillGroup(cmd)
 	start := time.Now()
-	err := cmd.Run()
-	var ee *exec.ExitError
+	code, stdout, stderr, err := proc.Run(cmd, input, maxOutput)
 	switch {
 	case ctx.Err() != nil:
 		return 0, nil, nil, fmt.Errorf("%s: stopped after %s: %w", h.Source(), time.Since(start).Round(time.Millisecond), ctx.Err())
 	case tctx.Err() != nil:
 		return 0, nil, nil, fmt.Errorf("%s: did not finish within its timeout of %s and was killed", h.Source(), timeout)
-	case errors.As(err, &ee):
-		return ee.ExitCode(), stdout.Bytes(), stderr.Bytes(), nil
 	case err != nil:
 		return 0, nil, nil, fmt.Errorf("%s: %w", h.Source(), err)
 	}
-	return 0, stdout.Bytes(), stderr.Bytes(), nil
+	return code, stdout, stderr, nil
 }
 
 // expand substitutes ${CLAUDE_PROJECT_DIR} in an exec-form command or

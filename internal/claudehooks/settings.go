@@ -79,7 +79,7 @@ type Hook struct {
 // made by hand rather than by Parse.
 func (h *Hook) compile() error {
 	pattern := h.Matcher
-	if _, filtered := matchValue[h.Event]; !filtered && !events[h.Event].IsToolEvent() {
+	if !takesMatcher(h.Event) {
 		pattern = ""
 	}
 	m, err := compileMatcher(pattern)
@@ -241,8 +241,7 @@ func (p *parser) group(event, where string, raw json.RawMessage) error {
 			return p.errorf(where, "matcher must be a string, not %s", kind(m))
 		}
 	}
-	_, filtered := matchValue[event]
-	if !filtered && !events[event].IsToolEvent() {
+	if !takesMatcher(event) {
 		pattern = "" // no matcher support: ignored, as in Claude Code
 	}
 	match, err := compileMatcher(pattern)

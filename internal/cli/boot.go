@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -20,6 +21,15 @@ func booted(cmd *cobra.Command, fn func(a *app.App) error) error {
 // bootedCtx is booted with a context of the caller's.
 func bootedCtx(ctx context.Context, fn func(a *app.App) error) error {
 	return bootedWith(ctx, bootOptions, fn)
+}
+
+// surveyed is booted without running any untrusted project code and
+// without the trust gate's warnings: the gate refuses such code quietly and
+// remembers what it was asked (a.Trust.Asked).
+func surveyed(cmd *cobra.Command, fn func(a *app.App) error) error {
+	o := bootOptions
+	o.TrustAll, o.TrustLog = false, slog.New(slog.DiscardHandler)
+	return bootedWith(cmdContext(cmd), o, fn)
 }
 
 // bootedWith is bootedCtx with other options.

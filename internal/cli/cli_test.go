@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/podcode/podcode/internal/apptest"
 	"github.com/podcode/podcode/internal/jsplugin"
 )
 
@@ -14,14 +15,7 @@ import (
 // user's config folder and the bundle cache at temp folders.
 func project(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir, _ := filepath.EvalSymlinks(t.TempDir())
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := apptest.Dir(t, apptest.Project{Files: files})
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	t.Chdir(dir)

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -154,9 +153,7 @@ func newPluginInitCmd() *cobra.Command {
 // trustNew records the trust of the project plugin named name (as the
 // trust gate names it), surveying the project without running it.
 func trustNew(cmd *cobra.Command, name string) error {
-	o := bootOptions
-	o.TrustAll, o.TrustLog = false, slog.New(slog.DiscardHandler)
-	return bootedWith(cmdContext(cmd), o, func(a *app.App) error {
+	return surveyed(cmd, func(a *app.App) error {
 		for _, it := range a.Trust.Asked() {
 			if it.Kind == trust.KindPlugin && it.Name == name {
 				return a.Trust.Store.Record(a.Cwd, []trust.Item{it.Item})

@@ -57,17 +57,13 @@ when the turn fails.`,
 				}
 				out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 				printer := &turnPrinter{out: out, err: errOut}
-				res, err := ag.Run(ctx, agent.TurnRequest{SessionID: sessionID, Prompt: args[0], Channel: "cli", OnEvent: printer.event})
+				_, err = ag.Run(ctx, agent.TurnRequest{SessionID: sessionID, Prompt: args[0], Channel: "cli", OnEvent: printer.event})
 				printer.finish()
 				fmt.Fprintf(errOut, "session %s\n", sessionID)
 				if errors.Is(ctx.Err(), context.Canceled) {
 					return fmt.Errorf("the turn was cancelled")
 				}
-				if err != nil {
-					return err
-				}
-				_ = res
-				return nil
+				return err
 			})
 		},
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/podcode/podcode/internal/app"
-
 	"github.com/podcode/podcode/internal/tool"
 )
 

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -26,12 +25,8 @@ their fingerprints in the user's config folder: they run from then on, until
 their content changes. Nothing of the project runs while it is listed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o := bootOptions
-			o.TrustAll = false
-			o.TrustLog = slog.New(slog.DiscardHandler)
-			// Nothing untrusted runs while the project is surveyed: the
-			// gate refuses it (quietly) and remembers what it was asked.
-			return bootedWith(cmdContext(cmd), o, func(a *app.App) error {
+			// Nothing untrusted runs while the project is surveyed.
+			return surveyed(cmd, func(a *app.App) error {
 				asked := a.Trust.Asked()
 				out := cmd.OutOrStdout()
 				if asJSON && !yes {

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	pathpkg "path"
 	"path/filepath"
@@ -335,9 +336,7 @@ func (cfg *Config) merge(path string, data []byte, project bool) error {
 			cfg.disabledByUser = append(cfg.disabledByUser, id)
 		}
 	}
-	if f.Model != "" {
-		cfg.Model = f.Model
-	}
+	mergeNonZero(&cfg.Model, f.Model)
 	for name, p := range f.Provider {
 		if cfg.Provider == nil {
 			cfg.Provider = map[string]Provider{}
@@ -350,12 +349,8 @@ func (cfg *Config) merge(path string, data []byte, project bool) error {
 		}
 		cfg.Tools.AllowedPaths = append(cfg.Tools.AllowedPaths, filepath.Clean(p))
 	}
-	if f.Tools.BashTimeoutMs != 0 {
-		cfg.Tools.BashTimeoutMs = f.Tools.BashTimeoutMs
-	}
-	if f.Tools.PluginTimeoutMs != 0 {
-		cfg.Tools.PluginTimeoutMs = f.Tools.PluginTimeoutMs
-	}
+	mergeNonZero(&cfg.Tools.BashTimeoutMs, f.Tools.BashTimeoutMs)
+	mergeNonZero(&cfg.Tools.PluginTimeoutMs, f.Tools.PluginTimeoutMs)
 	cfg.Tools.AllowPrivateFetch = cfg.Tools.AllowPrivateFetch || f.Tools.AllowPrivateFetch
 	for k, v := range f.Permission {
 		if cfg.Permission == nil {
@@ -452,10 +447,8 @@ func mergeNonZero[T comparable](dst *T, v T) {
 func mergeProvider(base, over Provider) Provider {
 	out := Provider{Options: mergeMaps(base.Options, over.Options)}
 	if len(base.Models)+len(over.Models) > 0 {
-		out.Models = map[string]Model{}
-	}
-	for name, m := range base.Models {
-		out.Models[name] = m
+		out.Models = make(map[string]Model, len(base.Models)+len(over.Models))
+		maps.Copy(out.Models, base.Models)
 	}
 	for name, m := range over.Models {
 		b, ok := out.Models[name]
@@ -463,12 +456,8 @@ func mergeProvider(base, over Provider) Provider {
 			out.Models[name] = m
 			continue
 		}
-		if m.Limit.Context != 0 {
-			b.Limit.Context = m.Limit.Context
-		}
-		if m.Limit.Output != 0 {
-			b.Limit.Output = m.Limit.Output
-		}
+		mergeNonZero(&b.Limit.Context, m.Limit.Context)
+		mergeNonZero(&b.Limit.Output, m.Limit.Output)
 		b.Options = mergeMaps(b.Options, m.Options)
 		b.Reasoning = b.Reasoning || m.Reasoning
 		out.Models[name] = b
@@ -481,12 +470,8 @@ func mergeMaps(base, over map[string]any) map[string]any {
 		return nil
 	}
 	out := make(map[string]any, len(base)+len(over))
-	for k, v := range base {
-		out[k] = v
-	}
-	for k, v := range over {
-		out[k] = v
-	}
+	maps.Copy(out, base)
+	maps.Copy(out, over)
 	return out
 }
 

@@ -76,10 +76,7 @@ func (p *Policy) Match(tool string) (plugin.HookDecision, string, bool) {
 // Default is the decision when no voter decided (every one abstained or
 // deferred): the "*" rule if the config sets one, else allow.
 func (p *Policy) Default() plugin.HookDecision {
-	if d, ok := p.exact["*"]; ok {
-		return d
-	}
-	for _, r := range p.globs {
+	for _, r := range p.globs { // "*" is a glob, never in exact
 		if r.pattern == "*" {
 			return r.decision
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/apptest"
 	"github.com/podcode/podcode/internal/bus"
 	"github.com/podcode/podcode/internal/jsplugin"
@@ -18,6 +19,13 @@ import (
 
 func fixture(t *testing.T, name string) string {
 	return apptest.Fixture(t, filepath.Join("plugins", name))
+}
+
+// beforeRead runs tool.execute.before over a call of read and returns the
+// value the pipeline ends with.
+func beforeRead(a *app.App) map[string]any {
+	out, _ := a.Runner.Run(context.Background(), jsplugin.HookToolBefore, map[string]any{"toolID": "read"})
+	return out
 }
 
 func ids(ps []*jsplugin.Plugin) string {
@@ -50,8 +58,7 @@ func TestCommonJSDefaultExport(t *testing.T) {
 	if got := ids(a.Plugins.Plugins); got != "commonjs" {
 		t.Fatalf("loaded %q", got)
 	}
-	out, _ := a.Runner.Run(context.Background(), jsplugin.HookToolBefore, map[string]any{"toolID": "read"})
-	if tr, _ := json.Marshal(out["trail"]); string(tr) != `["commonjs"]` {
+	if tr, _ := json.Marshal(beforeRead(a)["trail"]); string(tr) != `["commonjs"]` {
 		t.Errorf("trail %s", tr)
 	}
 }
@@ -67,8 +74,7 @@ func TestDuplicateIDLastLoadedWins(t *testing.T) {
 	}
 	logs.Require(t, "duplicate id", "plugin=dup", "dup-first.js", "dup-second.js")
 	// Removed entirely: its hook does not run, its tool is gone.
-	out, _ := a.Runner.Run(context.Background(), jsplugin.HookToolBefore, map[string]any{"toolID": "read"})
-	if tr, _ := json.Marshal(out["trail"]); string(tr) != `["dup-second"]` {
+	if tr, _ := json.Marshal(beforeRead(a)["trail"]); string(tr) != `["dup-second"]` {
 		t.Errorf("trail %s", tr)
 	}
 	if _, ok := a.Tools.Get("dup_first_tool"); ok {
@@ -191,10 +197,7 @@ func TestNoReloadUntilRestart(t *testing.T) {
 	os.WriteFile(file, src, 0o644)
 	project := apptest.Project{Plugins: []string{file}}
 	a, _ := apptest.Boot(t, project)
-	run := func() any {
-		out, _ := a.Runner.Run(context.Background(), jsplugin.HookToolBefore, map[string]any{"toolID": "read"})
-		return out["version"]
-	}
+	run := func() any { return beforeRead(a)["version"] }
 	if v := run(); v != "v1" {
 		t.Fatalf("version %v", v)
 	}

@@ -62,7 +62,6 @@ type Options struct {
 type Set struct {
 	Plugins  []*Plugin
 	Warnings []string // every problem met while loading, each naming its plugin
-	programs *programs
 	byHook   map[string][]*Plugin
 }
 
@@ -94,8 +93,13 @@ func (l *loader) warn(msg string, attrs ...any) {
 	for i := 0; i+1 < len(attrs); i += 2 {
 		fmt.Fprintf(&b, " %v=%v", attrs[i], attrs[i+1])
 	}
+	l.keep(b.String())
+}
+
+// keep records a problem for `podcode plugin list` without logging it.
+func (l *loader) keep(warning string) {
 	l.mu.Lock()
-	l.warnings = append(l.warnings, b.String())
+	l.warnings = append(l.warnings, warning)
 	l.mu.Unlock()
 }
 
@@ -152,7 +156,7 @@ func Load(ctx context.Context, o Options) (*Set, error) {
 	}
 	wg.Wait()
 
-	set := &Set{programs: l.programs}
+	set := &Set{}
 	for _, p := range loaded {
 		if p == nil {
 			continue
@@ -199,44 +203,45 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 		l.log.Info("plugin: disabled by the config; not loaded", "plugin", name, "spec", src.spec)
 		return nil
 	}
+	// cannotLoad reports a failure of steps 2 and 3 before the runtime exists.
+	cannotLoad := func(err error, attrs ...any) *Plugin {
+		attrs = append([]any{"plugin", src.spec, "at", src.where}, attrs...)
+		l.warn("plugin: cannot load", append(attrs, "error", err.Error())...)
+		return nil
+	}
 	entry, err := src.resolve()
 	if err != nil {
-		l.warn("plugin: cannot load", "plugin", src.spec, "at", src.where, "error", err.Error())
-		return nil
+		return cannotLoad(err)
 	}
 	bu, err := l.o.Bundler.Plugin(entry)
 	if err != nil {
-		l.warn("plugin: cannot load", "plugin", src.spec, "at", src.where, "error", err.Error())
-		return nil
+		return cannotLoad(err)
 	}
 	packages := map[string]*goja.Program{}
+	pkgBundles := make([]*bundle, 0, len(bu.Packages))
 	for _, spec := range bu.Packages {
 		pb, err := l.o.Bundler.Package(spec, filepath.Dir(entry))
 		if err == nil {
 			packages[spec], err = l.programs.get("podcode:npm/"+spec, pb.Code)
 		}
 		if err != nil {
-			l.warn("plugin: cannot load", "plugin", src.spec, "at", src.where, "package", spec, "error", err.Error())
-			return nil
+			return cannotLoad(err, "package", spec)
 		}
+		pkgBundles = append(pkgBundles, pb)
 	}
 	if src.project && l.o.Trust != nil {
-		it, err := l.trustItem(src, entry, bu)
+		it, err := l.trustItem(src, bu, pkgBundles)
 		if err != nil {
-			l.warn("plugin: cannot load", "plugin", src.spec, "at", src.where, "error", err.Error())
-			return nil
+			return cannotLoad(err)
 		}
 		if ok, why := l.o.Trust(it); !ok {
-			l.mu.Lock()
-			l.warnings = append(l.warnings, fmt.Sprintf("plugin %s not trusted: %s", it.Name, why))
-			l.mu.Unlock()
+			l.keep(fmt.Sprintf("plugin %s not trusted: %s", it.Name, why))
 			return nil
 		}
 	}
 	main, err := l.programs.get(entry, bu.Code)
 	if err != nil {
-		l.warn("plugin: cannot load", "plugin", src.spec, "at", src.where, "error", err.Error())
-		return nil
+		return cannotLoad(err)
 	}
 
 	rt, err := jsrt.New(jsrt.Options{Name: src.spec, Logger: l.log, JobLimit: l.o.JobLimit, Env: l.o.Env, Cwd: l.o.Cwd})
@@ -277,7 +282,9 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 		if err == nil {
 			var h goja.Value
 			if h, err = vm.RunProgram(helpers); err == nil {
-				p.helpers = h.ToObject(vm)
+				obj := h.ToObject(vm)
+				p.jsonSchema, _ = goja.AssertFunction(obj.Get("jsonSchema"))
+				p.validateArgs, _ = goja.AssertFunction(obj.Get("validate"))
 			}
 		}
 		return err
@@ -360,28 +367,16 @@ var errNoDefault = errors.New("no valid default export")
 
 // trustItem is the plugin as trust sees it: named as the project names it,
 // fingerprinted by every input of its bundle and of its packages' bundles.
-func (l *loader) trustItem(src source, entry string, bu *bundle) (trust.Item, error) {
+func (l *loader) trustItem(src source, bu *bundle, packages []*bundle) (trust.Item, error) {
 	var h trust.Hasher
-	shown := func(p string) string {
-		if rel, err := filepath.Rel(l.o.Cwd, p); err == nil && !strings.HasPrefix(rel, "..") {
-			return filepath.ToSlash(rel)
+	for _, b := range append([]*bundle{bu}, packages...) {
+		for _, in := range b.Inputs {
+			h.Hash(trust.Shown(in.Path, l.o.Cwd), in.Hash)
 		}
-		return p
-	}
-	inputs := slices.Clone(bu.Inputs)
-	for _, spec := range bu.Packages {
-		pb, err := l.o.Bundler.Package(spec, filepath.Dir(entry))
-		if err != nil {
-			return trust.Item{}, err
-		}
-		inputs = append(inputs, pb.Inputs...)
-	}
-	for _, in := range inputs {
-		h.Hash(shown(in.Path), in.Hash)
 	}
 	name := src.spec
 	if src.from == FromDiscovered {
-		name = shown(src.spec)
+		name = trust.Shown(src.spec, l.o.Cwd)
 	}
 	return h.Item(trust.KindPlugin, name)
 }

@@ -95,11 +95,7 @@ func (m *moduleSystem) load(spec string) (goja.Value, error) {
 	if !ok {
 		return nil, fmt.Errorf("cannot find module %q", spec)
 	}
-	exports, err := m.eval(prg, spec)
-	if err != nil {
-		return nil, err
-	}
-	return exports, nil
+	return m.eval(prg, spec)
 }
 
 // eval runs a compiled CommonJS bundle and returns its module.exports.

@@ -78,17 +78,12 @@ type Plugin struct {
 	unsubs      []func() // its bus subscriptions
 
 	// Loop goroutine only.
-	hooks   *goja.Object
-	fns     map[string]goja.Callable
-	life    *goja.Object
-	lifeFns map[plugin.HookEvent]goja.Callable
-	tools   map[string]pluginTool
-	helpers *goja.Object // tools.js
-}
-
-type pluginTool struct {
-	schema  goja.Value
-	execute goja.Callable
+	hooks        *goja.Object
+	fns          map[string]goja.Callable
+	life         *goja.Object
+	lifeFns      map[plugin.HookEvent]goja.Callable
+	jsonSchema   goja.Callable // tools.js: a tool's parameters as JSON Schema
+	validateArgs goja.Callable // tools.js: arguments checked with a tool's own schema
 }
 
 // Implements reports whether the plugin implements hook.
@@ -167,9 +162,6 @@ func lifecycleResult(v any) (*plugin.HookResult, error) {
 	return &res, nil
 }
 
-// Log is the plugin's logger: every line names it.
-func (p *Plugin) Log() interface{ Warn(string, ...any) } { return p.rt.Log() }
-
 // Close ends the plugin's bus subscriptions and stops its runtime.
 func (p *Plugin) Close() {
 	p.mu.Lock()
@@ -194,10 +186,9 @@ func (p *Plugin) drainTools(vm *goja.Runtime, v goja.Value) ([]*tool.Def, error)
 		return nil, nil
 	}
 	var defs []*tool.Def
-	jsonSchema, _ := goja.AssertFunction(p.helpers.Get("jsonSchema"))
 	n := int(obj.Get("length").ToInteger())
 	for i := 0; i < n; i++ {
-		def, err := p.toolDef(vm, jsonSchema, obj.Get(strconv.Itoa(i)))
+		def, err := p.toolDef(vm, obj.Get(strconv.Itoa(i)))
 		if err != nil {
 			p.rt.Log().Warn("plugin: invalid ToolDef; skipped", "index", i, "error", err.Error())
 			continue
@@ -207,7 +198,7 @@ func (p *Plugin) drainTools(vm *goja.Runtime, v goja.Value) ([]*tool.Def, error)
 	return defs, nil
 }
 
-func (p *Plugin) toolDef(vm *goja.Runtime, jsonSchema goja.Callable, v goja.Value) (*tool.Def, error) {
+func (p *Plugin) toolDef(vm *goja.Runtime, v goja.Value) (*tool.Def, error) {
 	obj, ok := v.(*goja.Object)
 	if !ok {
 		return nil, fmt.Errorf("a ToolDef must be an object")
@@ -225,7 +216,7 @@ func (p *Plugin) toolDef(vm *goja.Runtime, jsonSchema goja.Callable, v goja.Valu
 		desc = d.String()
 	}
 	schemaVal := obj.Get("parameters")
-	js, err := jsonSchema(goja.Undefined(), schemaVal)
+	js, err := p.jsonSchema(goja.Undefined(), schemaVal)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: parameters: %w", id, err)
 	}
@@ -238,17 +229,13 @@ func (p *Plugin) toolDef(vm *goja.Runtime, jsonSchema goja.Callable, v goja.Valu
 		return nil, fmt.Errorf("tool %s: parameters: %w", id, err)
 	}
 	name := id.String()
-	if p.tools == nil {
-		p.tools = map[string]pluginTool{}
-	}
-	p.tools[name] = pluginTool{schema: schemaVal, execute: execute}
 	def := &tool.Def{ID: name, Description: desc, Parameters: raw, Source: p.ID,
 		Execute: func(ctx context.Context, call tool.Call, args map[string]any) (tool.Result, error) {
-			return p.execute(ctx, name, call, args)
+			return p.execute(ctx, name, execute, call, args)
 		}}
 	if s, ok := schemaVal.(*goja.Object); ok && s.Get("~standard") != nil && !goja.IsUndefined(s.Get("~standard")) {
 		def.Validate = func(ctx context.Context, args map[string]any) (map[string]any, error) {
-			return p.validate(ctx, name, args)
+			return p.validate(ctx, name, schemaVal, args)
 		}
 	}
 	return def, nil
@@ -256,7 +243,7 @@ func (p *Plugin) toolDef(vm *goja.Runtime, jsonSchema goja.Callable, v goja.Valu
 
 // validate checks args with the tool's own schema (zod's ~standard.validate)
 // and returns the parsed value, so defaults and transforms apply.
-func (p *Plugin) validate(ctx context.Context, id string, args map[string]any) (map[string]any, error) {
+func (p *Plugin) validate(ctx context.Context, id string, schema goja.Value, args map[string]any) (map[string]any, error) {
 	ctx, cancel := context.WithTimeout(ctx, hookToolTimeout)
 	defer cancel()
 	out, err := p.rt.Call(ctx, func(vm *goja.Runtime) (goja.Value, error) {
@@ -264,8 +251,7 @@ func (p *Plugin) validate(ctx context.Context, id string, args map[string]any) (
 		if err != nil {
 			return nil, err
 		}
-		validate, _ := goja.AssertFunction(p.helpers.Get("validate"))
-		return validate(goja.Undefined(), p.tools[id].schema, v)
+		return p.validateArgs(goja.Undefined(), schema, v)
 	}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("validating arguments of %s: %w", id, err)
@@ -291,7 +277,7 @@ func (p *Plugin) validate(ctx context.Context, id string, args map[string]any) (
 
 // execute runs a plugin tool's execute(args, ctx) with its own time limit;
 // ctx.abort is aborted when the call is cancelled or times out.
-func (p *Plugin) execute(ctx context.Context, id string, call tool.Call, args map[string]any) (tool.Result, error) {
+func (p *Plugin) execute(ctx context.Context, id string, execute goja.Callable, call tool.Call, args map[string]any) (tool.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.toolTimeout)
 	defer cancel()
 	var stopAbort func() bool
@@ -312,7 +298,7 @@ func (p *Plugin) execute(ctx context.Context, id string, call tool.Call, args ma
 		c.Set("agent", call.Agent)
 		c.Set("cwd", call.Cwd)
 		c.Set("abort", signal)
-		return p.tools[id].execute(goja.Undefined(), a, c)
+		return execute(goja.Undefined(), a, c)
 	}, nil)
 	if ctx.Err() == nil && stopAbort != nil {
 		stopAbort() // settled, or threw: ctx.abort stays unaborted when cancel runs below

@@ -120,12 +120,7 @@ func New(opts Options) (*Runtime, error) {
 			r.rejected = append(r.rejected, p)
 			return
 		}
-		for i, q := range r.rejected {
-			if q == p {
-				r.rejected = append(r.rejected[:i], r.rejected[i+1:]...)
-				break
-			}
-		}
+		r.markHandled(p)
 	})
 	noop, err := vm.RunString("(function () {})")
 	if err != nil {
@@ -144,7 +139,8 @@ func (r *Runtime) SetName(name string) {
 	r.logp.Store(r.opts.Logger.With("plugin", name))
 }
 
-func (r *Runtime) logger() *slog.Logger { return r.logp.Load() }
+// Log is the runtime's logger, with its name.
+func (r *Runtime) Log() *slog.Logger { return r.logp.Load() }
 
 // Close stops the loop. The jobs already queued still run (a bus event a
 // plugin was sent is delivered), each under the watchdog; then pending
@@ -244,7 +240,7 @@ func (r *Runtime) runJob(fn func()) {
 func (r *Runtime) protect(fn func()) {
 	defer func() {
 		if v := recover(); v != nil {
-			r.logger().Error("jsrt: a job panicked", "panic", panicText(v), "stack", string(debug.Stack()))
+			r.Log().Error("jsrt: a job panicked", "panic", panicText(v), "stack", string(debug.Stack()))
 		}
 	}()
 	fn()
@@ -273,7 +269,7 @@ func (r *Runtime) watch() {
 
 func (r *Runtime) reportRejections() {
 	for _, p := range r.rejected {
-		r.logger().Warn("plugin: unhandled promise rejection", "error", describe(p.Result()))
+		r.Log().Warn("plugin: unhandled promise rejection", "error", describe(p.Result()))
 	}
 	r.rejected = r.rejected[:0]
 }
@@ -302,9 +298,7 @@ func describe(v goja.Value) (s string) {
 // Error turns an error from a goja call into one for the host: a *SpinError
 // for an interrupt by the watchdog, a *ThrowError (with the stack) for an
 // exception, the error itself otherwise. Call and Do apply it already.
-func Error(err error) error { return jsError(err) }
-
-func jsError(err error) error {
+func Error(err error) error {
 	var ie *goja.InterruptedError
 	if errors.As(err, &ie) {
 		if se, ok := ie.Value().(*SpinError); ok {
@@ -332,9 +326,6 @@ func (r *Runtime) Post(fn func(vm *goja.Runtime)) bool {
 		r.drain()
 	})
 }
-
-// Log is the runtime's logger, with its name.
-func (r *Runtime) Log() *slog.Logger { return r.logger() }
 
 // Do runs fn on the loop and waits for it.
 func (r *Runtime) Do(ctx context.Context, fn func(vm *goja.Runtime) error) error {
@@ -378,7 +369,7 @@ func (r *Runtime) CallWithin(ctx context.Context, d time.Duration, start func(vm
 		}
 		v, err := start(r.vm)
 		if err != nil {
-			c.settle(nil, jsError(err))
+			c.settle(nil, Error(err))
 			return
 		}
 		r.await(v, c, finish)
@@ -478,11 +469,12 @@ func (r *Runtime) await(v goja.Value, c *pendingCall, finish func(*goja.Runtime,
 		return goja.Undefined()
 	})
 	if _, err := then(obj, onFulfilled, onRejected); err != nil {
-		c.settle(nil, jsError(err))
+		c.settle(nil, Error(err))
 	}
 }
 
-// markHandled forgets a rejection the host consumed itself.
+// markHandled forgets a rejection that was handled after all: by a
+// handler JavaScript attached later, or by the host itself.
 func (r *Runtime) markHandled(p *goja.Promise) {
 	for i, q := range r.rejected {
 		if q == p {
@@ -496,6 +488,6 @@ func (r *Runtime) markHandled(p *goja.Promise) {
 // outside of a JavaScript call: goja runs them when a call returns.
 func (r *Runtime) drain() {
 	if _, err := r.noop(goja.Undefined()); err != nil {
-		r.logger().Warn("jsrt: running promise jobs failed", "error", jsError(err).Error())
+		r.Log().Warn("jsrt: running promise jobs failed", "error", Error(err).Error())
 	}
 }

@@ -154,7 +154,7 @@ func (r *Runtime) AbortSignal(ctx context.Context) (signal goja.Value, stop func
 			reason := r.vm.NewGoError(context.Cause(ctx))
 			reason.Set("name", "AbortError")
 			if _, err := abort(ctrl, reason); err != nil {
-				r.logger().Warn("jsrt: aborting a signal failed", "error", jsError(err).Error())
+				r.Log().Warn("jsrt: aborting a signal failed", "error", Error(err).Error())
 			}
 			r.drain()
 		})
@@ -176,13 +176,13 @@ func (r *Runtime) Builtin(spec string) (goja.Value, bool) {
 func (r *Runtime) hostLog(level, msg string) {
 	switch level {
 	case "debug":
-		r.logger().Debug(msg, "source", "console")
+		r.Log().Debug(msg, "source", "console")
 	case "warn":
-		r.logger().Warn(msg, "source", "console")
+		r.Log().Warn(msg, "source", "console")
 	case "error":
-		r.logger().Error(msg, "source", "console")
+		r.Log().Error(msg, "source", "console")
 	default:
-		r.logger().Info(msg, "source", "console")
+		r.Log().Info(msg, "source", "console")
 	}
 }
 
@@ -211,7 +211,7 @@ func (r *Runtime) fireTimer(id int64) {
 		t.t.Reset(t.every)
 	}
 	if _, err := t.fn(goja.Undefined()); err != nil {
-		r.logger().Warn("plugin: timer callback threw", "error", jsError(err).Error())
+		r.Log().Warn("plugin: timer callback threw", "error", Error(err).Error())
 	}
 }
 

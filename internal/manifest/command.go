@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -42,27 +41,22 @@ func commandHandler(command string, timeout time.Duration, dir string, env []str
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "sh", "-c", command)
 		cmd.Dir, cmd.Env = dir, env
-		cmd.Stdin = bytes.NewReader(input)
-		stdout, stderr := proc.Head{Max: maxOutput}, proc.Head{Max: maxOutput}
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		proc.KillGroup(cmd)
-		err = cmd.Run()
-		var ee *exec.ExitError
+		code, stdout, stderr, err := proc.Run(cmd, input, maxOutput)
 		switch {
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("command %q did not finish in time: %w", command, ctx.Err())
-		case errors.As(err, &ee) && ee.ExitCode() == 2:
-			msg := strings.TrimSpace(stderr.String())
+		case err != nil:
+			return nil, fmt.Errorf("command %q: %w", command, err)
+		case code == 2:
+			msg := strings.TrimSpace(string(stderr))
 			if msg == "" {
 				msg = fmt.Sprintf("command %q denied it (exit 2)", command)
 			}
 			return &plugin.HookResult{Decision: plugin.DecisionDeny, Message: msg}, nil
-		case errors.As(err, &ee):
-			return nil, fmt.Errorf("command %q exited with status %d: %s", command, ee.ExitCode(), strings.TrimSpace(stderr.String()))
-		case err != nil:
-			return nil, fmt.Errorf("command %q: %w", command, err)
+		case code != 0:
+			return nil, fmt.Errorf("command %q exited with status %d: %s", command, code, strings.TrimSpace(string(stderr)))
 		}
-		return decodeResult(stdout.Bytes(), "command "+command)
+		return decodeResult(stdout, "command "+command)
 	}
 }
 

@@ -194,7 +194,7 @@ func decodeStrict(data []byte, v any) *decodeError {
 	return nil
 }
 
-// Enabled reports whether the entry runs: not switched off in the manifest
+// enabled reports whether the entry runs: not switched off in the manifest
 // nor in the config's hooks overrides.
 func (e *Entry) enabled(overrides map[string]bool, id string) bool {
 	if e.Enabled != nil && !*e.Enabled {
@@ -293,9 +293,5 @@ func (m *Manifest) TrustItem(project string) (trust.Item, error) {
 			h.Command(strings.Join(append([]string{e.Handler.Process}, e.Handler.Args...), " "), m.Dir, root, vars)
 		}
 	}
-	name := m.Dir
-	if rel, err := filepath.Rel(project, m.Dir); err == nil && !strings.HasPrefix(rel, "..") {
-		name = filepath.ToSlash(rel)
-	}
-	return h.Item(trust.KindManifest, name)
+	return h.Item(trust.KindManifest, trust.Shown(m.Dir, project))
 }

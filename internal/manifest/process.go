@@ -13,9 +13,9 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/podcode/podcode/internal/proc"
 	"github.com/podcode/podcode/plugin"
 )
 
@@ -31,9 +31,10 @@ import (
 //
 // A null result abstains; an error is the handler's error. Anything the
 // process writes to stderr goes to the log with the plugin's id.
+//
+// rpcRequest is a request without its id, which Handler puts in front.
 type rpcRequest struct {
 	JSONRPC string              `json:"jsonrpc"`
-	ID      int64               `json:"id,omitempty"`
 	Method  string              `json:"method"`
 	Params  *plugin.HookPayload `json:"params"`
 }
@@ -185,7 +186,7 @@ func (p *Process) startLocked() error {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = child[0], child[1], child[2]
 	// Its own process group: stopping or killing it takes its children
 	// too, so none of them holds its output open.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proc.OwnGroup(cmd)
 	err = cmd.Start()
 	closeAll(child[:]) // the child has its copies
 	if err != nil {
@@ -204,7 +205,7 @@ func (p *Process) startLocked() error {
 }
 
 // killGroup kills the run's whole process group.
-func (in *instance) killGroup() { syscall.Kill(-in.cmd.Process.Pid, syscall.SIGKILL) }
+func (in *instance) killGroup() { proc.KillGroupOf(in.cmd.Process.Pid) }
 
 // send writes one request line by the deadline of ctx. A line cut short
 // by the deadline would corrupt the stream, so then the process is killed

@@ -117,13 +117,17 @@ func (s *Set) processesOf(m *Manifest) []*Process {
 
 func (s *Set) register(d *plugin.Dispatcher, m *Manifest, o Options) error {
 	env := append(os.Environ(), "PODCODE_PLUGIN_DIR="+m.Dir, "PODCODE_PROJECT_DIR="+o.Cwd)
+	var overrides map[string]bool
+	if o.Overrides != nil {
+		overrides = o.Overrides(m.Project)
+	}
+	var recheck func() error
+	if o.Recheck != nil {
+		recheck = func() error { return o.Recheck(m) }
+	}
 	procs := map[string]*Process{}
 	for i := range m.Contributes.Hooks {
 		e := &m.Contributes.Hooks[i]
-		var overrides map[string]bool
-		if o.Overrides != nil {
-			overrides = o.Overrides(m.Project)
-		}
 		if !e.enabled(overrides, m.ID) {
 			o.Log.Info("manifest: handler disabled", "plugin", m.ID, "event", e.Event, "entry", i)
 			continue
@@ -132,8 +136,8 @@ func (s *Set) register(d *plugin.Dispatcher, m *Manifest, o Options) error {
 		var what string
 		if c := e.Handler.Command; c != "" {
 			h = commandHandler(c, time.Duration(e.Handler.Timeout*float64(time.Second)), m.Dir, env)
-			if o.Recheck != nil {
-				h = rechecked(h, func() error { return o.Recheck(m) })
+			if recheck != nil {
+				h = rechecked(h, recheck)
 			}
 			what = c
 		} else {
@@ -143,10 +147,6 @@ func (s *Set) register(d *plugin.Dispatcher, m *Manifest, o Options) error {
 				path := e.Handler.Process
 				if !filepath.IsAbs(path) && strings.Contains(path, string(filepath.Separator)) {
 					path = filepath.Join(m.Dir, path)
-				}
-				var recheck func() error
-				if o.Recheck != nil {
-					recheck = func() error { return o.Recheck(m) }
 				}
 				p = newProcess(m.ID, path, e.Handler.Args, m.Dir, env, o.Log, recheck)
 				procs[key] = p

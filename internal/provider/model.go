@@ -46,6 +46,16 @@ type Connection struct {
 // not the request.
 var connectionKeys = map[string]bool{"baseURL": true, "apiKey": true, "headers": true, "timeout": true, "maxRetries": true, "replay": true}
 
+// copyRequestOptions copies the options of src that configure the request,
+// not the connection, into dst.
+func copyRequestOptions(dst, src map[string]any) {
+	for k, v := range src {
+		if !connectionKeys[k] {
+			dst[k] = v
+		}
+	}
+}
+
 // connection reads the connection settings out of a provider's options.
 func connection(pid string, opts map[string]any) Connection {
 	c := Connection{MaxRetries: 3, Timeout: 10 * time.Minute}
@@ -107,21 +117,16 @@ func NewCatalog(cfg *config.Config) *Catalog {
 	for pid, p := range cfg.Provider {
 		// The provider's options reach the models Podcode knows of it too.
 		for name, m := range c.models {
-			if m.ProviderID == pid {
-				if len(p.Options) > 0 {
-					m.Options = maps.Clone(m.Options)
-					if m.Options == nil {
-						m.Options = map[string]any{}
-					}
-					for k, v := range p.Options {
-						if !connectionKeys[k] {
-							m.Options[k] = v
-						}
-					}
-					m.Connection = connection(pid, p.Options)
-					c.models[name] = m
-				}
+			if m.ProviderID != pid || len(p.Options) == 0 {
+				continue
 			}
+			m.Options = maps.Clone(m.Options)
+			if m.Options == nil {
+				m.Options = map[string]any{}
+			}
+			copyRequestOptions(m.Options, p.Options)
+			m.Connection = connection(pid, p.Options)
+			c.models[name] = m
 		}
 		for mid, m := range p.Models {
 			name := pid + "/" + mid
@@ -130,11 +135,7 @@ func NewCatalog(cfg *config.Config) *Catalog {
 			maps.Copy(all, p.Options)
 			maps.Copy(all, m.Options)
 			opts := map[string]any{}
-			for k, v := range all {
-				if !connectionKeys[k] {
-					opts[k] = v
-				}
-			}
+			copyRequestOptions(opts, all)
 			limit := m.Limit
 			if limit.Context == 0 {
 				limit.Context = base.Limit.Context

@@ -82,13 +82,7 @@ func (OfflineModel) Stream(ctx context.Context, req Request, onEvent func(Event)
 func estimateTokens(req Request) int64 {
 	n := len(req.System)
 	for _, m := range req.Messages {
-		n += len(m.Text)
-		for _, c := range m.ToolCalls {
-			n += len(c.Args) + len(c.Tool)
-		}
-		if m.Result != nil {
-			n += len(m.Result.Output)
-		}
+		n += m.Size()
 	}
 	return int64(n/4 + 1)
 }

@@ -95,9 +95,7 @@ func (o *OpenAI) body(req Request) ([]byte, error) {
 	}
 	for _, m := range req.Messages {
 		switch m.Role {
-		case chat.RoleUser:
-			msgs = append(msgs, oaMessage{Role: "user", Content: str(m.Text)})
-		case chat.RoleSummary:
+		case chat.RoleUser, chat.RoleSummary:
 			msgs = append(msgs, oaMessage{Role: "user", Content: str(m.Text)})
 		case chat.RoleAssistant:
 			am := oaMessage{Role: "assistant"}

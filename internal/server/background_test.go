@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -28,7 +27,7 @@ import (
 func backgroundServer(t *testing.T, hooks func(d *plugin.Dispatcher) error) (*Server, *payloads, chan string) {
 	t.Helper()
 	rec := &payloads{}
-	a, _ := apptest.Boot(t, apptest.Project{Hooks: func(d *plugin.Dispatcher) error {
+	ag := newAgent(t, apptest.Project{Hooks: func(d *plugin.Dispatcher) error {
 		for _, ev := range []plugin.HookEvent{plugin.HookWebhookReceived, plugin.HookCronFired, plugin.HookUserPromptSubmit} {
 			if err := d.Register(ev, rec.handler); err != nil {
 				return err
@@ -40,13 +39,8 @@ func backgroundServer(t *testing.T, hooks func(d *plugin.Dispatcher) error) (*Se
 		return nil
 	}})
 	finished := make(chan string, 100)
-	a.Bus.Subscribe(agent.EventTurnFinished, "test", func(ev bus.Event) { finished <- ev.Properties["sessionID"].(string) })
-	st, err := store.Open(context.Background(), filepath.Join(a.Cwd, ".podcode", "podcode.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	s := New(agent.New(a, st), "api-token")
+	ag.App.Bus.Subscribe(agent.EventTurnFinished, "test", func(ev bus.Event) { finished <- ev.Properties["sessionID"].(string) })
+	s := New(ag, "api-token")
 	t.Cleanup(s.Wait)
 	return s, rec, finished
 }

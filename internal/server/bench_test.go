@@ -3,9 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -42,7 +40,7 @@ func BenchmarkServerTurn(b *testing.B) {
 			start := time.Now()
 			for i := 0; b.Loop(); i++ {
 				if i%20 == 0 { // a conversation of twenty turns, then a new session
-					code, sess := callB(b, srv.URL, "POST", "/sessions", `{}`)
+					code, sess := call(b, srv, "POST", "/sessions", "", `{}`)
 					if code != 201 {
 						b.Fatal(code)
 					}
@@ -50,7 +48,7 @@ func BenchmarkServerTurn(b *testing.B) {
 				}
 				// A different argument each turn keeps the loop guard quiet.
 				body := fmt.Sprintf(`{"text": "/tool read {\"path\": \"a.txt\", \"offset\": %d}"}`, i%2)
-				if code, out := callB(b, srv.URL, "POST", path, body); code != 200 {
+				if code, out := call(b, srv, "POST", path, "", body); code != 200 {
 					b.Fatalf("%d %v", code, out)
 				}
 			}
@@ -81,17 +79,4 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 			b.ReportMetric(float64(samples[len(samples)*99/100].Microseconds()), "p99-µs")
 		})
 	}
-}
-
-func callB(b *testing.B, base, method, path, body string) (int, map[string]any) {
-	b.Helper()
-	req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer res.Body.Close()
-	var out map[string]any
-	decodeJSON(res, &out)
-	return res.StatusCode, out
 }

@@ -291,18 +291,29 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (s *Server) cancelTurn(w http.ResponseWriter, r *http.Request) {
-	if _, err := s.Agent.Store.Session(r.Context(), tenant(r), r.PathValue("id")); err != nil {
-		httpjson.Error(w, statusOf(err), err)
-		return
-	}
-	httpjson.Write(w, 200, map[string]any{"cancelled": s.Agent.Cancel(r.PathValue("id"))})
-}
-
-func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
+// ownSession returns the path's session id when the request's tenant owns
+// that session; otherwise it answers the store's error (404 for another
+// tenant's) and returns false.
+func (s *Server) ownSession(w http.ResponseWriter, r *http.Request) (string, bool) {
 	id := r.PathValue("id")
 	if _, err := s.Agent.Store.Session(r.Context(), tenant(r), id); err != nil {
 		httpjson.Error(w, statusOf(err), err)
+		return "", false
+	}
+	return id, true
+}
+
+func (s *Server) cancelTurn(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.ownSession(w, r)
+	if !ok {
+		return
+	}
+	httpjson.Write(w, 200, map[string]any{"cancelled": s.Agent.Cancel(id)})
+}
+
+func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.ownSession(w, r)
+	if !ok {
 		return
 	}
 	msgs, err := s.Agent.Store.Messages(r.Context(), id)
@@ -314,9 +325,8 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getMessage(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if _, err := s.Agent.Store.Session(r.Context(), tenant(r), id); err != nil {
-		httpjson.Error(w, statusOf(err), err)
+	id, ok := s.ownSession(w, r)
+	if !ok {
 		return
 	}
 	m, err := s.Agent.Store.Message(r.Context(), id, r.PathValue("mid"))
@@ -336,9 +346,8 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusBadRequest, err)
 		return
 	}
-	id := r.PathValue("id")
-	if _, err := s.Agent.Store.Session(r.Context(), tenant(r), id); err != nil {
-		httpjson.Error(w, statusOf(err), err)
+	id, ok := s.ownSession(w, r)
+	if !ok {
 		return
 	}
 	c := caller(r)

@@ -15,7 +15,9 @@ import (
 	"github.com/podcode/podcode/internal/store"
 )
 
-func newServer(t testing.TB, token string, p apptest.Project) *httptest.Server {
+// newAgent boots p and returns an agent over the project's session
+// database, which is closed when the test ends.
+func newAgent(t testing.TB, p apptest.Project) *agent.Agent {
 	t.Helper()
 	a, _ := apptest.Boot(t, p)
 	st, err := store.Open(context.Background(), filepath.Join(a.Cwd, ".podcode", "podcode.db"))
@@ -23,12 +25,18 @@ func newServer(t testing.TB, token string, p apptest.Project) *httptest.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	srv := httptest.NewServer(New(agent.New(a, st), token).Handler())
+	return agent.New(a, st)
+}
+
+// newServer serves the API of a new agent for p with the server's token.
+func newServer(t testing.TB, token string, p apptest.Project) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(New(newAgent(t, p), token).Handler())
 	t.Cleanup(srv.Close)
 	return srv
 }
 
-func call(t *testing.T, srv *httptest.Server, method, path, token, body string) (int, map[string]any) {
+func call(t testing.TB, srv *httptest.Server, method, path, token, body string) (int, map[string]any) {
 	t.Helper()
 	req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
 	if token != "" {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +14,6 @@ import (
 	"github.com/podcode/podcode/internal/apptest"
 	"github.com/podcode/podcode/internal/bus"
 	"github.com/podcode/podcode/internal/config"
-	"github.com/podcode/podcode/internal/store"
 	"github.com/podcode/podcode/plugin"
 )
 
@@ -76,7 +74,7 @@ func (s *stream) waitFor(t *testing.T, want string) {
 func TestTenants(t *testing.T) {
 	var mu sync.Mutex
 	var payloads []plugin.HookPayload
-	a, _ := apptest.Boot(t, apptest.Project{Hooks: func(d *plugin.Dispatcher) error {
+	ag := newAgent(t, apptest.Project{Hooks: func(d *plugin.Dispatcher) error {
 		return d.Register(plugin.HookPreToolUse, func(_ context.Context, p *plugin.HookPayload) (*plugin.HookResult, error) {
 			mu.Lock()
 			payloads = append(payloads, *p) // Extra is not read after the handler returns
@@ -85,23 +83,16 @@ func TestTenants(t *testing.T) {
 		})
 	}})
 	var tenants []string
-	a.Bus.Subscribe(agent.EventTurnFinished, "test", func(ev bus.Event) {
+	ag.App.Bus.Subscribe(agent.EventTurnFinished, "test", func(ev bus.Event) {
 		mu.Lock()
 		tenants = append(tenants, ev.Tenant)
 		mu.Unlock()
 	})
-	st, err := store.Open(context.Background(), filepath.Join(a.Cwd, ".podcode", "podcode.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	unset := []config.TenantToken{{Token: "ann-token", TenantID: 1, UserID: "ann"}, {Token: "{env:BOB_TOKEN}", TenantID: 2, UserID: "bob"}}
-	if _, err := ExpandTokens(unset); err == nil || !strings.Contains(err.Error(), `server.tokens[1] (tenant 2, user "bob"): "{env:BOB_TOKEN}" is empty`) {
+	tokens := []config.TenantToken{{Token: "ann-token", TenantID: 1, UserID: "ann"}, {Token: "{env:BOB_TOKEN}", TenantID: 2, UserID: "bob"}}
+	if _, err := ExpandTokens(tokens); err == nil || !strings.Contains(err.Error(), `server.tokens[1] (tenant 2, user "bob"): "{env:BOB_TOKEN}" is empty`) {
 		t.Errorf("a token whose variable is unset: %v", err)
 	}
-	srv := httptest.NewServer(New(agent.New(a, st), "admin",
-		config.TenantToken{Token: "ann-token", TenantID: 1, UserID: "ann"},
-		config.TenantToken{Token: "{env:BOB_TOKEN}", TenantID: 2, UserID: "bob"}).Handler())
+	srv := httptest.NewServer(New(ag, "admin", tokens...).Handler())
 	t.Setenv("BOB_TOKEN", "bob-token")
 	t.Cleanup(srv.Close)
 	// New read BOB_TOKEN before it was set: it must have been left out.
@@ -109,9 +100,7 @@ func TestTenants(t *testing.T) {
 		t.Fatalf("a token whose variable was unset at start was accepted: %d", code)
 	}
 	srv.Close()
-	srv = httptest.NewServer(New(agent.New(a, st), "admin",
-		config.TenantToken{Token: "ann-token", TenantID: 1, UserID: "ann"},
-		config.TenantToken{Token: "{env:BOB_TOKEN}", TenantID: 2, UserID: "bob"}).Handler())
+	srv = httptest.NewServer(New(agent.New(ag.App, ag.Store), "admin", tokens...).Handler())
 	t.Cleanup(srv.Close)
 	if code, _ := call(t, srv, "GET", "/sessions", "", ""); code != 401 {
 		t.Fatalf("no token: %d", code)

@@ -306,10 +306,10 @@ func (s *Store) Messages(ctx context.Context, sessionID string) ([]chat.Message,
 // session that was compacted is not read whole.
 func (s *Store) Recent(ctx context.Context, sessionID string) ([]chat.Message, error) {
 	last, err := s.messages(ctx, `SELECT body FROM messages WHERE session_id = ? AND role = ? ORDER BY seq DESC LIMIT 1`, sessionID, chat.RoleSummary)
-	if err != nil || len(last) == 0 {
-		if err != nil {
-			return nil, err
-		}
+	if err != nil {
+		return nil, err
+	}
+	if len(last) == 0 {
 		return s.Messages(ctx, sessionID)
 	}
 	rest, err := s.messages(ctx, `SELECT body FROM messages WHERE session_id = ? AND seq > ? AND role != ? ORDER BY seq`, sessionID, last[0].Through, chat.RoleSummary)

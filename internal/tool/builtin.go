@@ -123,12 +123,17 @@ func num(args map[string]any, k string, def int) int {
 	return def
 }
 
-func (b builtins) read(_ context.Context, _ Call, args map[string]any) (Result, error) {
-	path, err := b.o.Workspace.Resolve(str(args, "path"))
-	if err != nil {
-		return Result{}, err
+// readFile reads the file args name, inside the workspace.
+func (b builtins) readFile(args map[string]any) (path string, data []byte, err error) {
+	if path, err = b.o.Workspace.Resolve(str(args, "path")); err != nil {
+		return "", nil, err
 	}
-	data, err := os.ReadFile(path)
+	data, err = os.ReadFile(path)
+	return path, data, err
+}
+
+func (b builtins) read(_ context.Context, _ Call, args map[string]any) (Result, error) {
+	path, data, err := b.readFile(args)
 	if err != nil {
 		return Result{}, err
 	}
@@ -205,11 +210,7 @@ func writeFileAtomic(path string, data []byte) error {
 }
 
 func (b builtins) edit(_ context.Context, _ Call, args map[string]any) (Result, error) {
-	path, err := b.o.Workspace.Resolve(str(args, "path"))
-	if err != nil {
-		return Result{}, err
-	}
-	data, err := os.ReadFile(path)
+	path, data, err := b.readFile(args)
 	if err != nil {
 		return Result{}, err
 	}

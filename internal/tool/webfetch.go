@@ -78,6 +78,7 @@ func fetchClient(o FetchOptions) *http.Client {
 
 var (
 	scriptStyle = regexp.MustCompile(`(?is)<(script|style|noscript)[^>]*>.*?</(script|style|noscript)>`)
+	blockEnds   = regexp.MustCompile(`(?i)<(br|/p|/div|/li|/h[1-6]|/tr)[^>]*>`)
 	tags        = regexp.MustCompile(`(?s)<[^>]*>`)
 	blankLines  = regexp.MustCompile(`\n\s*\n\s*\n+`)
 	spaces      = regexp.MustCompile(`[ \t]+`)
@@ -86,7 +87,7 @@ var (
 // htmlText reduces HTML to its text.
 func htmlText(s string) string {
 	s = scriptStyle.ReplaceAllString(s, "")
-	s = regexp.MustCompile(`(?i)<(br|/p|/div|/li|/h[1-6]|/tr)[^>]*>`).ReplaceAllString(s, "\n")
+	s = blockEnds.ReplaceAllString(s, "\n")
 	s = tags.ReplaceAllString(s, "")
 	s = html.UnescapeString(s)
 	s = spaces.ReplaceAllString(s, " ")

@@ -120,13 +120,15 @@ func (h *Hasher) Dir(path, root string) {
 		case d.IsDir() && p != path && (d.Name() == ".git" || d.Name() == "node_modules"):
 			return filepath.SkipDir
 		case d.Type().IsRegular():
-			h.File(shownPath(p, root), p)
+			h.File(Shown(p, root), p)
 		}
 		return nil
 	})
 }
 
-func shownPath(p, root string) string {
+// Shown is how an item shows path p: relative to root, slash-separated,
+// when p lies inside root; as it is otherwise.
+func Shown(p, root string) string {
 	if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
 		return filepath.ToSlash(rel)
 	}
@@ -142,7 +144,7 @@ func (h *Hasher) Command(command, dir, root string, vars map[string]string) {
 	h.add("command", command, nil)
 	h.runs = append(h.runs, "$ "+command)
 	for _, w := range strings.Fields(command) {
-		w = strings.NewReplacer(`"`, "", `'`, "").Replace(w)
+		w = unquote.Replace(w)
 		w = os.Expand(w, func(k string) string { return vars[k] })
 		if w == "" || strings.HasPrefix(w, "-") {
 			continue
@@ -158,9 +160,12 @@ func (h *Hasher) Command(command, dir, root string, vars map[string]string) {
 		if rel, err := filepath.Rel(root, p); err != nil || strings.HasPrefix(rel, "..") {
 			continue // a program outside the project is not the project's code
 		}
-		h.File(shownPath(p, root), p)
+		h.File(Shown(p, root), p)
 	}
 }
+
+// unquote removes a shell word's quotes, wherever they are.
+var unquote = strings.NewReplacer(`"`, "", `'`, "")
 
 // Item finishes the item.
 func (h *Hasher) Item(kind, name string) (Item, error) {

@@ -151,14 +151,7 @@ func New(hooks map[string]config.Webhook, o Options) (*Receiver, error) {
 }
 
 // Names returns the names of the webhooks, sorted.
-func (rc *Receiver) Names() []string {
-	out := make([]string, 0, len(rc.hooks))
-	for n := range rc.hooks {
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return out
-}
+func (rc *Receiver) Names() []string { return slices.Sorted(maps.Keys(rc.hooks)) }
 
 // ServeHTTP receives one webhook; see the package doc.
 func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -145,6 +145,27 @@ func (f *fixture) counts() (starts, received int) {
 	return len(f.starts), len(f.received)
 }
 
+// noTurnStarted fails the test if Start was called.
+func (f *fixture) noTurnStarted() {
+	f.t.Helper()
+	if s, _ := f.counts(); s != 0 {
+		f.t.Fatal("a turn started")
+	}
+}
+
+// serve delivers body, with headers h, to the webhook github straight
+// through the Receiver, in a request whose context is ctx.
+func (f *fixture) serve(ctx context.Context, body []byte, h map[string]string) *httptest.ResponseRecorder {
+	req := httptest.NewRequestWithContext(ctx, "POST", "/webhooks/github", bytes.NewReader(body))
+	req.SetPathValue("name", "github")
+	for k, v := range h {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	f.rc.ServeHTTP(rec, req)
+	return rec
+}
+
 func (f *fixture) nothingRan() {
 	f.t.Helper()
 	if s, r := f.counts(); s != 0 || r != 0 {
@@ -443,9 +464,7 @@ func TestAskedByWebhookReceived(t *testing.T) {
 	if status != http.StatusForbidden || !strings.Contains(out["error"].(string), "really?") {
 		t.Fatalf("answer %d %s, want 403", status, raw)
 	}
-	if s, _ := f.counts(); s != 0 {
-		t.Fatal("a turn started")
-	}
+	f.noTurnStarted()
 }
 
 // A failing handler is isolated by the dispatcher: its vote is dropped and
@@ -495,9 +514,7 @@ func TestTemplateErrorIs422(t *testing.T) {
 	if status != http.StatusUnprocessableEntity || !strings.HasPrefix(out["error"].(string), "webhooks.w.prompt: template: w:") {
 		t.Fatalf("answer %d %s, want 422 naming the webhook", status, raw)
 	}
-	if s, _ := f.counts(); s != 0 {
-		t.Fatal("a turn started")
-	}
+	f.noTurnStarted()
 }
 
 func TestNonJSONBody(t *testing.T) {
@@ -668,25 +685,13 @@ func TestSenderHangsUpDuringDispatch(t *testing.T) {
 	})
 	body := []byte(`{}`)
 	h := f.signed(testSecret, body)
-	send := func(ctx context.Context) *httptest.ResponseRecorder {
-		req := httptest.NewRequestWithContext(ctx, "POST", "/webhooks/github", bytes.NewReader(body))
-		req.SetPathValue("name", "github")
-		for k, v := range h {
-			req.Header.Set(k, v)
-		}
-		rec := httptest.NewRecorder()
-		f.rc.ServeHTTP(rec, req)
-		return rec
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-entered; cancel() }()
-	if rec := send(ctx); rec.Code != 499 {
+	if rec := f.serve(ctx, body, h); rec.Code != 499 {
 		t.Fatalf("hung up: %d %s, want 499", rec.Code, rec.Body)
 	}
-	if s, _ := f.counts(); s != 0 {
-		t.Fatal("a turn started")
-	}
-	if rec := send(context.Background()); rec.Code != http.StatusAccepted {
+	f.noTurnStarted()
+	if rec := f.serve(context.Background(), body, h); rec.Code != http.StatusAccepted {
 		t.Fatalf("retry: %d %s, want 202", rec.Code, rec.Body)
 	}
 }
@@ -704,26 +709,14 @@ func TestSenderHangsUpBeforeStart(t *testing.T) {
 		}
 		return nil, nil
 	})
-	send := func(ctx context.Context) *httptest.ResponseRecorder {
-		req := httptest.NewRequestWithContext(ctx, "POST", "/webhooks/github", bytes.NewReader(body))
-		req.SetPathValue("name", "github")
-		for k, v := range h {
-			req.Header.Set(k, v)
-		}
-		rec := httptest.NewRecorder()
-		f.rc.ServeHTTP(rec, req)
-		return rec
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cancelFirst.Store(&cancel)
-	if rec := send(ctx); rec.Code != 499 {
+	if rec := f.serve(ctx, body, h); rec.Code != 499 {
 		t.Fatalf("hung up: %d %s, want 499", rec.Code, rec.Body)
 	}
-	if s, _ := f.counts(); s != 0 {
-		t.Fatal("a turn started")
-	}
-	if rec := send(context.Background()); rec.Code != http.StatusAccepted {
+	f.noTurnStarted()
+	if rec := f.serve(context.Background(), body, h); rec.Code != http.StatusAccepted {
 		t.Fatalf("retry: %d %s, want 202", rec.Code, rec.Body)
 	}
 }
