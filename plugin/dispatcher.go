@@ -100,7 +100,8 @@ func (l *Layer) UnmarshalText(b []byte) error {
 // decides"; Report.Votes tells the two apart. Message is the messages of the
 // handlers that voted the winning decision, in dispatch order, joined with
 // "; ". Data is the Data maps of every handler that returned a result, merged
-// in dispatch order, later keys winning.
+// in dispatch order, later keys winning, except DataAdditionalContext, whose
+// strings are joined.
 //
 // # Isolation
 //

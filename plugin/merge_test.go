@@ -184,3 +184,34 @@ func TestMergeData(t *testing.T) {
 		t.Error("the merged Data shares a handler's map")
 	}
 }
+
+// covers L8: additional_context is text for the model, so the strings of
+// several handlers are joined in dispatch order rather than replaced; an
+// empty string or a value that is not text adds nothing.
+func TestMergeAdditionalContext(t *testing.T) {
+	d, _ := newTestDispatcher(t)
+	ctxData := func(dec HookDecision, v any) HookHandler {
+		return func(context.Context, *HookPayload) (*HookResult, error) {
+			return &HookResult{Decision: dec, Data: map[string]any{DataAdditionalContext: v}}, nil
+		}
+	}
+	mustRegister(t, d, HookUserPromptSubmit, ctxData(abstain, "the branch is main"))
+	mustRegister(t, d, HookUserPromptSubmit, ctxData(DecisionAllow, ""))
+	mustRegister(t, d, HookUserPromptSubmit, ctxData(abstain, 42))
+	mustRegister(t, d, HookUserPromptSubmit, ctxData(DecisionDeny, "tests are red"))
+	res, err := d.Dispatch(context.Background(), &HookPayload{Event: HookUserPromptSubmit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Data[DataAdditionalContext]; got != "the branch is main\n\ntests are red" {
+		t.Errorf("context = %q", got)
+	}
+
+	// Only a value that is not text: no key at all.
+	d2, _ := newTestDispatcher(t)
+	mustRegister(t, d2, HookUserPromptSubmit, ctxData(abstain, map[string]any{"x": 1}))
+	res, _ = d2.Dispatch(context.Background(), &HookPayload{Event: HookUserPromptSubmit})
+	if res.Data != nil {
+		t.Errorf("Data = %v", res.Data)
+	}
+}

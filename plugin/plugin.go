@@ -230,6 +230,15 @@ type HookResult struct {
 	Data     map[string]any `json:"data,omitempty"`
 }
 
+// DataAdditionalContext is the key of HookResult.Data under which a handler
+// gives the model text to read, whatever it votes: a string. The host adds
+// it on SessionStart at the start of the new session, on SubAgentStart at
+// the start of the sub-agent's session, on UserPromptSubmit after the
+// prompt, and on PostToolUse and PostToolUseFailure after the tool's result;
+// other events ignore it. Unlike other keys, the strings of several handlers
+// are not replaced but joined, in dispatch order, with a blank line.
+const DataAdditionalContext = "additional_context"
+
 // HookHandler handles one lifecycle event.
 //
 // It must honour ctx: the Dispatcher cancels it at the dispatch deadline and

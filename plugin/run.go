@@ -353,6 +353,15 @@ func merge(res *HookResult, data []map[string]any, runs ...[]HandlerRun) int {
 	}
 	for _, m := range data {
 		for k, v := range m {
+			if k == DataAdditionalContext {
+				s, ok := v.(string)
+				if !ok || s == "" {
+					continue // only text adds to the context
+				}
+				if prev, _ := res.Data[k].(string); prev != "" {
+					v = prev + "\n\n" + s
+				}
+			}
 			if res.Data == nil {
 				res.Data = make(map[string]any, len(m))
 			}

@@ -138,6 +138,9 @@ func (a *Agent) NewSession(ctx context.Context, r SessionRequest) (store.Session
 		hooks = append(hooks, toData(h))
 	}
 	a.App.Bus.PublishFor(sess.Tenant, EventSessionCreated, map[string]any{"session": toData(sess), "hooks": hooks})
+	if err := a.addContext(ctx, sess, rep); err != nil {
+		return sess, err
+	}
 	return sess, nil
 }
 
@@ -267,17 +270,46 @@ func (t *turn) ctx(ctx context.Context) context.Context { return chat.WithScope(
 // store appends m, with known secrets redacted, and tells the bus. The
 // model reads the history from the store, so it never sees them either.
 func (t *turn) store(ctx context.Context, m *chat.Message) error {
-	m.SessionID = t.sess.ID
-	redact(t.a.App.Redact, m)
-	if err := t.a.Store.AppendMessage(context.WithoutCancel(ctx), m); err != nil {
+	if err := t.a.appendMessage(ctx, t.sess, m); err != nil {
 		return err
 	}
 	t.out.Messages = append(t.out.Messages, *m)
 	if t.hist != nil && m.Role != chat.RoleSummary {
 		t.hist = append(t.hist, *m)
 	}
-	t.a.App.Bus.PublishFor(t.sess.Tenant, EventMessageStored, map[string]any{"sessionID": t.sess.ID, "message": toData(m)})
 	return nil
+}
+
+// appendMessage stores m in sess, with known secrets redacted, and tells
+// the bus.
+func (a *Agent) appendMessage(ctx context.Context, sess store.Session, m *chat.Message) error {
+	m.SessionID = sess.ID
+	redact(a.App.Redact, m)
+	if err := a.Store.AppendMessage(context.WithoutCancel(ctx), m); err != nil {
+		return err
+	}
+	a.App.Bus.PublishFor(sess.Tenant, EventMessageStored, map[string]any{"sessionID": sess.ID, "message": toData(m)})
+	return nil
+}
+
+// hookContext is the text the handlers of a dispatch gave the model
+// (plugin.DataAdditionalContext), or "".
+func hookContext(rep *plugin.Report) string {
+	if rep == nil {
+		return ""
+	}
+	s, _ := rep.Result.Data[plugin.DataAdditionalContext].(string)
+	return s
+}
+
+// addContext stores the text the handlers of rep gave the model, if any,
+// as a context message of sess.
+func (a *Agent) addContext(ctx context.Context, sess store.Session, rep *plugin.Report) error {
+	text := hookContext(rep)
+	if text == "" {
+		return nil
+	}
+	return a.appendMessage(ctx, sess, &chat.Message{Role: chat.RoleContext, Text: text})
 }
 
 // Run answers one user message (see the package doc for the order).
@@ -351,6 +383,9 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 	a.App.Bus.PublishFor(sess.Tenant, EventTurnStarted, map[string]any{"sessionID": sess.ID})
 	user := &chat.Message{Role: chat.RoleUser, Text: req.Prompt, Hooks: lifecycleRuns(rep)}
 	runErr := t.store(ctx, user)
+	if text := hookContext(rep); runErr == nil && text != "" {
+		runErr = t.store(ctx, &chat.Message{Role: chat.RoleContext, Text: text})
+	}
 	if runErr == nil {
 		runErr = t.loop(ctx)
 	}
@@ -504,6 +539,9 @@ func (t *turn) runTool(ctx context.Context, call chat.ToolCall) error {
 	}
 	if rep.Post != nil && rep.Post.Result.Decision == plugin.DecisionDeny && rep.Post.Result.Message != "" {
 		result.Output += "\n\n(a " + string(rep.Post.Event) + " hook objects: " + rep.Post.Result.Message + ")"
+	}
+	if text := hookContext(rep.Post); text != "" {
+		result.Output += "\n\n(from a " + string(rep.Post.Event) + " hook: " + text + ")"
 	}
 	msg := &chat.Message{Role: chat.RoleTool, Result: result, Hooks: toolRuns(rep)}
 	if err := t.store(ctx, msg); err != nil {

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -269,8 +271,15 @@ func TestAgentStopDenyContinues(t *testing.T) {
 	}
 }
 
+// SubAgentStart's additional_context starts the child session.
+//
+// covers L1
 func TestSubAgentFiresItsHooks(t *testing.T) {
-	e := newEnv(t, apptest.Project{Files: map[string]string{"b.txt": "bee"}})
+	e := newEnv(t, apptest.Project{Files: map[string]string{"b.txt": "bee"}}, func(d *plugin.Dispatcher) error {
+		return d.Register(plugin.HookSubAgentStart, func(context.Context, *plugin.HookPayload) (*plugin.HookResult, error) {
+			return &plugin.HookResult{Data: map[string]any{plugin.DataAdditionalContext: "you only read"}}, nil
+		})
+	})
 	prompt := "/tool task " + mustJSON(map[string]any{"description": "read b", "prompt": "/tool read {\"path\": \"b.txt\"}"})
 	res, err := e.turn(t, prompt)
 	if err != nil {
@@ -287,6 +296,10 @@ func TestSubAgentFiresItsHooks(t *testing.T) {
 	child, err := e.st.Session(context.Background(), store.DefaultTenant, r.Metadata["sessionID"].(string))
 	if err != nil || child.ParentID != res.Session.ID {
 		t.Errorf("child %+v %v", child, err)
+	}
+	msgs, _ := e.st.Messages(context.Background(), child.ID)
+	if len(msgs) < 2 || msgs[0].Role != chat.RoleContext || msgs[0].Text != "you only read" || msgs[1].Role != chat.RoleUser {
+		t.Errorf("child messages %+v", msgs)
 	}
 }
 
@@ -468,4 +481,121 @@ func TestManySessionsAtOnce(t *testing.T) {
 		}(i)
 	}
 	wg.Wait()
+}
+
+// Text that handlers give the model (plugin.DataAdditionalContext) reaches
+// it: SessionStart's at the start of the session, UserPromptSubmit's after
+// the prompt (two handlers' joined), PostToolUse's after the tool's result;
+// it is stored with the session and sent to an OpenAI-compatible endpoint
+// as user input.
+//
+// covers L1 L8
+func TestAdditionalContextReachesTheModel(t *testing.T) {
+	var mu sync.Mutex
+	var bodies []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		n := len(bodies)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		if n == 1 {
+			fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"read\",\"arguments\":\"{\\\"path\\\":\\\"a.txt\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n")
+			return
+		}
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"done\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	say := func(text string) plugin.HookHandler {
+		return func(context.Context, *plugin.HookPayload) (*plugin.HookResult, error) {
+			return &plugin.HookResult{Data: map[string]any{plugin.DataAdditionalContext: text}}, nil
+		}
+	}
+	e := newEnv(t, apptest.Project{Files: map[string]string{"a.txt": "hi"}, Config: map[string]any{"model": "local/m", "provider": map[string]any{"local": map[string]any{
+		"options": map[string]any{"baseURL": srv.URL, "maxRetries": 0}, "models": map[string]any{"m": map[string]any{}}}}}},
+		func(d *plugin.Dispatcher) error {
+			return errors.Join(
+				d.Register(plugin.HookSessionStart, say("the project is podcode")),
+				d.Register(plugin.HookUserPromptSubmit, say("the branch is main")),
+				d.Register(plugin.HookUserPromptSubmit, say("tests are green")),
+				d.Register(plugin.HookPostToolUse, say("a.txt is generated")))
+		})
+	res, err := e.turn(t, "what does a.txt say?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := e.st.Messages(context.Background(), res.Session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range stored {
+		text := m.Text
+		if m.Result != nil {
+			text = m.Result.Output
+		}
+		got = append(got, m.Role+": "+strings.ReplaceAll(text, "\n", " "))
+	}
+	want := []string{
+		"context: the project is podcode",
+		"user: what does a.txt say?",
+		"context: the branch is main  tests are green",
+		"assistant: ",
+		"tool:      1\thi   (from a PostToolUse hook: a.txt is generated)",
+		"assistant: done",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("stored:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// What the model read on its second call.
+	var req struct {
+		Messages []struct {
+			Role    string  `json:"role"`
+			Content *string `json:"content"`
+		} `json:"messages"`
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) != 2 {
+		t.Fatalf("%d model calls", len(bodies))
+	}
+	if err := json.Unmarshal([]byte(bodies[1]), &req); err != nil {
+		t.Fatal(err)
+	}
+	var sent []string
+	for _, m := range req.Messages {
+		if m.Role == "user" && m.Content != nil {
+			sent = append(sent, *m.Content)
+		}
+	}
+	if strings.Join(sent, "|") != "the project is podcode|what does a.txt say?|the branch is main\n\ntests are green" {
+		t.Errorf("user input the model read: %q", sent)
+	}
+}
+
+// A Claude Code UserPromptSubmit script that prints plain text adds it to
+// the model's context, unchanged, as in Claude Code.
+//
+// covers L1
+func TestClaudeHookContextReachesTheModel(t *testing.T) {
+	script, err := os.ReadFile("../claudehooks/testdata/hooks/prompt-guard.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, apptest.Project{Files: map[string]string{
+		".claude/settings.json": `{"hooks": {"UserPromptSubmit": [{"hooks": [
+			{"type": "command", "command": "sh \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/prompt-guard.sh"}]}]}}`,
+		".claude/hooks/prompt-guard.sh": string(script),
+	}})
+	res, err := e.turn(t, "deploy the app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Messages) != 3 || res.Messages[1].Role != chat.RoleContext || res.Messages[1].Text != "The deployment target is staging." {
+		t.Errorf("messages %+v", res.Messages)
+	}
+	if _, err := e.turn(t, "my password is hunter2"); err == nil || !strings.Contains(err.Error(), "contains a password") {
+		t.Errorf("a blocked prompt: %v", err)
+	}
 }

@@ -116,6 +116,8 @@ func summarize(msgs []chat.Message) string {
 			}
 		case chat.RoleSummary:
 			line = shorten(m.Text, 1000)
+		case chat.RoleContext:
+			line = "- hooks added: " + shorten(m.Text, 300)
 		}
 		if line == "" {
 			continue

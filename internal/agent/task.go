@@ -43,6 +43,9 @@ func (a *Agent) task(ctx context.Context, call tool.Call, args map[string]any) (
 	if err != nil {
 		return tool.Result{}, err
 	}
+	if err := a.addContext(ctx, child, rep); err != nil {
+		return tool.Result{}, err
+	}
 	res, runErr := a.Run(context.WithValue(ctx, depthKey{}, depth+1), TurnRequest{Tenant: scope.Tenant, SessionID: child.ID, Prompt: prompt,
 		Channel: scope.Channel, UserID: scope.UserID, ChatID: scope.ChatID, TenantID: scope.TenantID, Agent: "task"})
 	stop := scope.Payload(plugin.HookSubAgentStop)

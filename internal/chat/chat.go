@@ -14,6 +14,9 @@ const (
 	RoleAssistant = "assistant"
 	RoleTool      = "tool"    // the result of one tool call
 	RoleSummary   = "summary" // older messages, compacted
+	// RoleContext is text that lifecycle hooks gave the model to read
+	// (plugin.DataAdditionalContext); the model reads it as user input.
+	RoleContext = "context"
 )
 
 // Statuses of a message.

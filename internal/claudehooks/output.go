@@ -12,9 +12,6 @@ import (
 
 // Keys of HookResult.Data a Claude Code hook can fill.
 const (
-	// DataAdditionalContext is text for the model: additionalContext, or
-	// plain stdout of UserPromptSubmit and SessionStart hooks.
-	DataAdditionalContext = "additional_context"
 	// DataSystemMessage is systemMessage, a warning for the user.
 	DataSystemMessage = "system_message"
 	// DataUpdatedInput is PreToolUse's updatedInput, in Podcode's argument
@@ -161,7 +158,7 @@ func deref(s *string) string {
 //     non-blocking error.
 //   - Exit 0: JSON on stdout decides (see docs/claude-hooks.md); plain text
 //     is context for UserPromptSubmit and SessionStart
-//     (Data[DataAdditionalContext]) and ignored elsewhere; nothing abstains.
+//     (Data[plugin.DataAdditionalContext]) and ignored elsewhere; nothing abstains.
 //   - Any other exit: a non-blocking error (the dispatcher logs it and
 //     carries on), unless stdout is JSON that sets a field, which then
 //     decides as on exit 0, as in Claude Code.
@@ -201,7 +198,7 @@ func fromClaudeOutput(event string, exitCode int, stdout, stderr []byte) (*plugi
 		if text == "" || !plainContext[event] {
 			return nil, nil
 		}
-		return &plugin.HookResult{Data: map[string]any{DataAdditionalContext: text}}, nil
+		return &plugin.HookResult{Data: map[string]any{plugin.DataAdditionalContext: text}}, nil
 	}
 	if perr != nil {
 		if exitCode != 0 {
@@ -245,7 +242,7 @@ func (o *output) data(ctl control, res *plugin.HookResult) {
 		return
 	}
 	if s.AdditionalContext != nil && *s.AdditionalContext != "" {
-		set(DataAdditionalContext, *s.AdditionalContext)
+		set(plugin.DataAdditionalContext, *s.AdditionalContext)
 	}
 	if s.UpdatedInput != nil && ctl == gate {
 		set(DataUpdatedInput, s.UpdatedInput)

@@ -14,7 +14,7 @@ import (
 func TestFromClaudeOutput(t *testing.T) {
 	type res = plugin.HookResult
 	deny := func(msg string) *res { return &res{Decision: plugin.DecisionDeny, Message: msg} }
-	ctx := func(s string) map[string]any { return map[string]any{DataAdditionalContext: s} }
+	ctx := func(s string) map[string]any { return map[string]any{plugin.DataAdditionalContext: s} }
 	cases := []struct {
 		event          string
 		code           int
@@ -52,7 +52,7 @@ func TestFromClaudeOutput(t *testing.T) {
 		{"SessionStart", 0, `{"continue":false,"stopReason":"not here"}`, "", deny("not here"), ""},
 		{"PostToolUse", 0, "plain text is only logged", "", nil, ""},
 		{"PostToolUse", 0, `{"decision":"block","reason":"lint failed","hookSpecificOutput":{"additionalContext":"see lint.log","updatedToolOutput":{"stdout":"[redacted]"}}}`, "",
-			&res{Decision: plugin.DecisionDeny, Message: "lint failed", Data: map[string]any{DataAdditionalContext: "see lint.log", DataUpdatedToolOutput: map[string]any{"stdout": "[redacted]"}}}, ""},
+			&res{Decision: plugin.DecisionDeny, Message: "lint failed", Data: map[string]any{plugin.DataAdditionalContext: "see lint.log", DataUpdatedToolOutput: map[string]any{"stdout": "[redacted]"}}}, ""},
 		{"PostToolUseFailure", 0, `{"hookSpecificOutput":{"additionalContext":"retry with -v"}}`, "", &res{Data: ctx("retry with -v")}, ""},
 		{"Stop", 0, `{"decision":"block","reason":"Run the tests"}`, "", deny("Run the tests"), ""},
 		{"Stop", 0, `{"hookSpecificOutput":{"hookEventName":"Stop","additionalContext":"Please run the linter"}}`, "",

@@ -97,7 +97,7 @@ func TestUserPromptSubmitScript(t *testing.T) {
 		t.Fatalf("%+v", rep.Result)
 	}
 	rep = dispatch(t, d, prompt("deploy the app"))
-	if rep.Votes != 0 || rep.Result.Data[DataAdditionalContext] != "The deployment target is staging." {
+	if rep.Votes != 0 || rep.Result.Data[plugin.DataAdditionalContext] != "The deployment target is staging." {
 		t.Fatalf("%+v (%s)", rep.Result, outcomes(rep))
 	}
 }
@@ -311,7 +311,7 @@ func TestOtherEvents(t *testing.T) {
 	  "SubagentStop": [{"hooks": [{"type": "command", "command": "grep -q '\"agent_id\":\"ses_child\"' && echo '{\"decision\":\"block\",\"reason\":\"check its work\"}'"}]}]
 	}}`))
 	rep := dispatch(t, d, &plugin.HookPayload{Event: plugin.HookSessionStart})
-	if rep.Votes != 0 || rep.Result.Data[DataAdditionalContext] != "Current branch: main" {
+	if rep.Votes != 0 || rep.Result.Data[plugin.DataAdditionalContext] != "Current branch: main" {
 		t.Errorf("SessionStart: %+v", rep.Result)
 	}
 	rep = dispatch(t, d, &plugin.HookPayload{Event: plugin.HookSessionEnd})

@@ -72,9 +72,15 @@ declare namespace Podcode {
   }
 
   interface HookResult {
-    decision: "allow" | "deny" | "ask" | "defer"
+    /** Left out: no vote (data still counts). */
+    decision?: "allow" | "deny" | "ask" | "defer"
     message?: string
-    data?: Record<string, unknown>
+    data?: {
+      /** Text for the model: opens the session on SessionStart and SubAgentStart, follows
+       * the prompt on UserPromptSubmit, the tool's result on PostToolUse(Failure). */
+      additional_context?: string
+      [key: string]: unknown
+    }
   }
 
   interface ChatParams {

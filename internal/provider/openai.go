@@ -95,7 +95,7 @@ func (o *OpenAI) body(req Request) ([]byte, error) {
 	}
 	for _, m := range req.Messages {
 		switch m.Role {
-		case chat.RoleUser, chat.RoleSummary:
+		case chat.RoleUser, chat.RoleSummary, chat.RoleContext:
 			msgs = append(msgs, oaMessage{Role: "user", Content: str(m.Text)})
 		case chat.RoleAssistant:
 			am := oaMessage{Role: "assistant"}
