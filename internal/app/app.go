@@ -69,6 +69,8 @@ type App struct {
 	Trust   *trust.Gate        // what project code was allowed or refused
 	// Manifests are the manifest plugins and their processes.
 	Manifests *manifest.Set
+
+	claude *claudehooks.Registration // the project's Claude Code hooks, if any
 }
 
 // Options adjust Boot; the zero value is what the server uses.
@@ -213,10 +215,12 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 	return a, nil
 }
 
-// Close stops the plugins and the manifest plugins' processes.
+// Close stops the plugins, the manifest plugins' processes and the Claude
+// Code hooks still running in the background.
 func (a *App) Close() {
 	a.Plugins.Close()
 	a.Manifests.Close()
+	a.claude.Close()
 }
 
 // registerClaudeHooks registers the project's .claude/settings.json hooks
@@ -257,7 +261,8 @@ func registerClaudeHooks(a *App, overrides map[string]bool) {
 		kept = append(kept, h)
 	}
 	s.Hooks = kept
-	if err := claudehooks.Register(a.Hooks, s, claudehooks.Options{ProjectDir: a.Cwd, Log: a.Log, Recheck: recheck}); err != nil {
+	a.claude, err = claudehooks.Register(a.Hooks, s, claudehooks.Options{ProjectDir: a.Cwd, Log: a.Log, Recheck: recheck})
+	if err != nil {
 		a.Log.Warn("claude hooks: some were not registered", "error", err.Error())
 	}
 }

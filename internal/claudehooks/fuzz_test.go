@@ -53,7 +53,7 @@ func FuzzLoadSettings(f *testing.F) {
 			}
 		}
 		d := plugin.NewDispatcher(plugin.WithLogger(quietLog()))
-		if err := Register(d, s, Options{ProjectDir: "/p", Log: quietLog(), Env: []string{}}); err != nil {
+		if _, err := Register(d, s, Options{ProjectDir: "/p", Log: quietLog(), Env: []string{}}); err != nil {
 			t.Fatalf("parsed hooks must register: %v", err)
 		}
 	})

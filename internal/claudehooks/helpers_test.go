@@ -64,9 +64,11 @@ func load(t *testing.T, dir string) (*plugin.Dispatcher, *Settings) {
 		t.Fatal(err)
 	}
 	d := plugin.NewDispatcher(plugin.WithTimeout(10*time.Second), plugin.WithLogger(quietLog()))
-	if err := Register(d, s, Options{ProjectDir: dir, Log: quietLog()}); err != nil {
+	reg, err := Register(d, s, Options{ProjectDir: dir, Log: quietLog()})
+	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(reg.Close)
 	return d, s
 }
 

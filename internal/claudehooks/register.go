@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/podcode/podcode/internal/proc"
@@ -41,17 +42,65 @@ type Options struct {
 	Recheck func() error
 }
 
+// Registration is what Register set up. Its owner calls Close when the
+// server stops.
+type Registration struct {
+	ctx    context.Context // async hooks run under it
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	closed bool
+	async  sync.WaitGroup
+}
+
+func newRegistration() *Registration {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Registration{ctx: ctx, cancel: cancel}
+}
+
+// Close stops the async hooks still running (their process groups are
+// killed) and waits until they have returned; an async hook that fires
+// afterwards does not start. The handlers stay registered. Close may be
+// called more than once, and on nil.
+func (g *Registration) Close() {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+	g.cancel()
+	g.async.Wait()
+}
+
+// goAsync runs f on a goroutine Close waits for, unless Close was called.
+func (g *Registration) goAsync(f func(ctx context.Context)) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.async.Add(1)
+	go func() {
+		defer g.async.Done()
+		f(g.ctx)
+	}()
+	return true
+}
+
 // Register adds a handler to d for each of s's hooks (see the package
 // documentation), in plugin.LayerProject, and logs s.Warnings; it adds none
 // when s.DisableAllHooks. It fails for a hook it cannot register (a Hook
 // made by hand with an unknown event or a bad matcher, or one the dispatcher
-// refuses), naming it; the other hooks are registered all the same.
-func Register(d *plugin.Dispatcher, s *Settings, o Options) error {
+// refuses), naming it; the other hooks are registered all the same. The
+// Registration it returns, never nil, stops the async hooks.
+func Register(d *plugin.Dispatcher, s *Settings, o Options) (*Registration, error) {
+	g := newRegistration()
 	if d == nil {
-		return errors.New("claudehooks: register: nil dispatcher")
+		return g, errors.New("claudehooks: register: nil dispatcher")
 	}
 	if s == nil {
-		return nil
+		return g, nil
 	}
 	log := o.Log
 	if log == nil {
@@ -59,18 +108,18 @@ func Register(d *plugin.Dispatcher, s *Settings, o Options) error {
 	}
 	dir, err := filepath.Abs(o.ProjectDir)
 	if err != nil {
-		return fmt.Errorf("claudehooks: register: project directory: %w", err)
+		return g, fmt.Errorf("claudehooks: register: project directory: %w", err)
 	}
 	if s.DisableAllHooks {
 		if len(s.Hooks) > 0 {
 			log.Info("claude hooks: disableAllHooks is true; no Claude Code hook runs", "files", s.Files)
 		}
-		return nil
+		return g, nil
 	}
 	for _, w := range s.Warnings {
 		log.Warn("claude hooks: " + w)
 	}
-	r := &runner{dir: dir, env: hookEnv(o.Env, dir), log: log, recheck: o.Recheck}
+	r := &runner{dir: dir, env: hookEnv(o.Env, dir), log: log, recheck: o.Recheck, reg: g}
 	var errs []error
 	for i := range s.Hooks {
 		h := &s.Hooks[i]
@@ -95,7 +144,7 @@ func Register(d *plugin.Dispatcher, s *Settings, o Options) error {
 			errs = append(errs, fmt.Errorf("%s: %s: %w", h.File, h.Where, err))
 		}
 	}
-	return errors.Join(errs...)
+	return g, errors.Join(errs...)
 }
 
 // hookEnv is base (the process's environment when nil) with
@@ -118,6 +167,7 @@ type runner struct {
 	env     []string
 	log     *slog.Logger
 	recheck func() error
+	reg     *Registration
 }
 
 // handler runs h once per call; see fromClaudeOutput for what its ending
@@ -141,7 +191,11 @@ func (r *runner) handler(h *Hook) plugin.HookHandler {
 			return nil, fmt.Errorf("%s: %w", h.Source(), err)
 		}
 		if h.Async {
-			go r.async(context.WithoutCancel(ctx), h, input)
+			// Not the dispatch's context: the hook outlives the dispatch,
+			// until it ends or the server stops.
+			if !r.reg.goAsync(func(ctx context.Context) { r.async(ctx, h, input) }) {
+				r.log.Info("claude hooks: async hook not started: stopping", "source", h.Source())
+			}
 			return nil, nil
 		}
 		code, stdout, stderr, err := r.run(ctx, h, input)

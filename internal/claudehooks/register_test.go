@@ -147,7 +147,7 @@ func TestHookInputAndEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := plugin.NewDispatcher(plugin.WithLogger(quietLog()))
-	if err := Register(d, s, Options{ProjectDir: dir, Log: quietLog(), Env: append(os.Environ(), "HOOK_TEST_VAR=kept", "CLAUDE_PROJECT_DIR=/elsewhere")}); err != nil {
+	if _, err := Register(d, s, Options{ProjectDir: dir, Log: quietLog(), Env: append(os.Environ(), "HOOK_TEST_VAR=kept", "CLAUDE_PROJECT_DIR=/elsewhere")}); err != nil {
 		t.Fatal(err)
 	}
 	dispatch(t, d, &plugin.HookPayload{Event: plugin.HookPreToolUse, ToolName: "edit", SessionID: "ses_9",
@@ -300,6 +300,46 @@ func TestAsyncHook(t *testing.T) {
 	}
 }
 
+// Close stops the async hooks still running, killing their process group
+// (the shell and what it started), and waits for them; an async hook that
+// fires after Close does not start.
+func TestAsyncHooksStopOnClose(t *testing.T) {
+	dir := project(t, `{"hooks": {"PostToolUse": [{"hooks": [
+	  {"type": "command", "command": "echo started > started; sleep 30; echo late > late", "async": true}]}]}}`)
+	s, _ := Load(dir)
+	d := plugin.NewDispatcher(plugin.WithLogger(quietLog()))
+	reg, err := Register(d, s, Options{ProjectDir: dir, Log: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := &plugin.HookPayload{Event: plugin.HookPostToolUse, ToolName: "bash", ToolInput: `{"command":"ls"}`}
+	dispatch(t, d, post)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dir, "started")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the async hook never started")
+		}
+	}
+	done := make(chan struct{})
+	go func() { reg.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not stop the async hook")
+	}
+	os.Remove(filepath.Join(dir, "started"))
+	dispatch(t, d, post)
+	time.Sleep(200 * time.Millisecond)
+	for _, f := range []string{"started", "late"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s exists: the hook ran after Close or outlived it", f)
+		}
+	}
+	reg.Close() // again: nothing to do
+}
+
 // Hooks on the other lifecycle events: context from SessionStart, a
 // PreCompact block, SubagentStop and SessionEnd run, and exit 2 where
 // Claude Code cannot block is only an error.
@@ -336,16 +376,16 @@ func TestRegisterLogsWarnings(t *testing.T) {
 	}
 	var logged strings.Builder
 	log := slogTo(&logged)
-	if err := Register(plugin.NewDispatcher(), s, Options{ProjectDir: dir, Log: log}); err != nil {
+	if _, err := Register(plugin.NewDispatcher(), s, Options{ProjectDir: dir, Log: log}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(logged.String(), "hooks.Notification: Podcode does not run Notification hooks") {
 		t.Fatalf("logged: %s", logged.String())
 	}
-	if err := Register(nil, s, Options{}); err == nil {
+	if _, err := Register(nil, s, Options{}); err == nil {
 		t.Fatal("a nil dispatcher is an error")
 	}
-	if err := Register(plugin.NewDispatcher(), nil, Options{}); err != nil {
+	if _, err := Register(plugin.NewDispatcher(), nil, Options{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -370,7 +410,7 @@ func TestRegisterHandMadeHooks(t *testing.T) {
 		{File: "x.json", Where: "b", Event: "UserPromptSubmit", Matcher: "(", Command: "exit 0"}, // matcher ignored there
 	}}
 	d := plugin.NewDispatcher(plugin.WithLogger(quietLog()))
-	if err := Register(d, s, Options{ProjectDir: dir, Log: quietLog()}); err != nil {
+	if _, err := Register(d, s, Options{ProjectDir: dir, Log: quietLog()}); err != nil {
 		t.Fatal(err)
 	}
 	if rep := dispatch(t, d, bashCall("rm x")); rep.Result.Decision != plugin.DecisionDeny || rep.Result.Message != "no" {
@@ -381,7 +421,7 @@ func TestRegisterHandMadeHooks(t *testing.T) {
 	}
 	bad := &Settings{Hooks: []Hook{{File: "x.json", Where: "c", Event: "PreToolUse", Matcher: "(", Command: "true"},
 		{File: "x.json", Where: "d", Event: "Notification", Command: "true"}}}
-	err := Register(plugin.NewDispatcher(), bad, Options{ProjectDir: dir, Log: quietLog()})
+	_, err := Register(plugin.NewDispatcher(), bad, Options{ProjectDir: dir, Log: quietLog()})
 	if err == nil || !strings.Contains(err.Error(), `x.json: c: matcher "(": does not compile`) || !strings.Contains(err.Error(), "x.json: d: Podcode does not run Notification hooks") {
 		t.Fatalf("got %v", err)
 	}
