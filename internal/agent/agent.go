@@ -411,13 +411,12 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 }
 
 func (t *turn) confirmPrompt(ctx context.Context, reason string) error {
-	asker := t.a.App.Guard.Asker
-	if asker == nil {
-		return &PromptRejected{Message: fmt.Sprintf("a hook wants the prompt confirmed (%s), and %s", reason, guard.ErrNobodyToAsk)}
-	}
-	ok, err := asker.Ask(ctx, guard.Question{ID: chat.NewID("perm"), SessionID: t.sess.ID, Tool: "prompt", Reason: reason})
-	if err != nil {
-		return &PromptRejected{Message: fmt.Sprintf("a hook wants the prompt confirmed (%s): %v", reason, err)}
+	ok, err := t.a.App.Guard.Ask(ctx, guard.Question{ID: chat.NewID("perm"), SessionID: t.sess.ID, Tool: "prompt", Reason: reason})
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return &PromptRejected{Message: fmt.Sprintf("a hook wants the prompt confirmed (%s), and %v", reason, err)}
 	}
 	if !ok {
 		return &PromptRejected{Message: "the user did not confirm the prompt"}

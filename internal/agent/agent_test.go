@@ -203,6 +203,48 @@ func TestPermissionPolicyAndHookDeny(t *testing.T) {
 	}
 }
 
+// silent never answers: it waits until the question's context ends.
+type silent struct{}
+
+func (silent) Ask(ctx context.Context, _ guard.Question) (bool, error) {
+	<-ctx.Done()
+	return false, ctx.Err()
+}
+
+// An ask, on a prompt or on a tool, that nobody answers within
+// agent.ask_timeout_ms is a refusal that says so; with nobody to ask at
+// all, it is refused at once.
+//
+// covers L8
+func TestUnansweredAskIsARefusal(t *testing.T) {
+	e := newEnv(t, apptest.Project{Config: map[string]any{"permission": map[string]any{"glob": "ask"}, "agent": map[string]any{"ask_timeout_ms": 50}}},
+		func(d *plugin.Dispatcher) error {
+			return d.Register(plugin.HookUserPromptSubmit, func(_ context.Context, p *plugin.HookPayload) (*plugin.HookResult, error) {
+				if strings.Contains(fmt.Sprint(p.Extra["prompt"]), "deploy") {
+					return &plugin.HookResult{Decision: plugin.DecisionAsk, Message: "deploys need a yes"}, nil
+				}
+				return nil, nil
+			})
+		})
+	_, err := e.turn(t, "deploy now")
+	var rej *agent.PromptRejected
+	if !errors.As(err, &rej) || rej.Message != "a hook wants the prompt confirmed (deploys need a yes), and "+guard.ErrNobodyToAsk.Error() {
+		t.Errorf("no asker: %v", err)
+	}
+	e.ag.App.Guard.Asker = silent{}
+	_, err = e.turn(t, "deploy now")
+	if !errors.As(err, &rej) || rej.Message != "a hook wants the prompt confirmed (deploys need a yes), and nobody answered within 50ms" {
+		t.Errorf("no answer: %v", err)
+	}
+	res, err := e.turn(t, "/tool glob {\"pattern\": \"*\"}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := res.Messages[2].Result; !out.IsError || !strings.Contains(out.Output, "nobody answered within 50ms: refused") {
+		t.Errorf("tool ask with no answer: %+v", out)
+	}
+}
+
 type yes struct{ asked []guard.Question }
 
 func (y *yes) Ask(_ context.Context, q guard.Question) (bool, error) {

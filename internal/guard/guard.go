@@ -133,8 +133,24 @@ func (g *Guard) Before(ctx context.Context, call tool.Call, def *tool.Def, args 
 }
 
 func (g *Guard) ask(ctx context.Context, scope chat.Scope, def *tool.Def, args map[string]any, reason string) error {
+	ok, err := g.Ask(ctx, Question{ID: chat.NewID("perm"), SessionID: scope.SessionID, Tool: def.ID, Args: args, Reason: reason})
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return &Refusal{Reason: fmt.Sprintf("%s needs permission (%s), and %s: refused", def.ID, reason, err)}
+	case !ok:
+		return &Refusal{Reason: fmt.Sprintf("the user refused to run %s", def.ID)}
+	}
+	return nil
+}
+
+// Ask puts q to the Asker and waits for the answer, at most AskTimeout.
+// With no Asker the error is ErrNobodyToAsk; with no answer in time it
+// says so, naming the wait.
+func (g *Guard) Ask(ctx context.Context, q Question) (bool, error) {
 	if g.Asker == nil {
-		return &Refusal{Reason: fmt.Sprintf("%s needs permission (%s), and %s: refused", def.ID, reason, ErrNobodyToAsk)}
+		return false, ErrNobodyToAsk
 	}
 	timeout := g.AskTimeout
 	if timeout <= 0 {
@@ -142,18 +158,11 @@ func (g *Guard) ask(ctx context.Context, scope chat.Scope, def *tool.Def, args m
 	}
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ok, err := g.Asker.Ask(actx, Question{ID: chat.NewID("perm"), SessionID: scope.SessionID, Tool: def.ID, Args: args, Reason: reason})
-	switch {
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case errors.Is(err, context.DeadlineExceeded):
-		return &Refusal{Reason: fmt.Sprintf("%s needs permission (%s), and nobody answered within %s: refused", def.ID, reason, timeout)}
-	case err != nil:
-		return &Refusal{Reason: fmt.Sprintf("%s needs permission (%s), and %s: refused", def.ID, reason, err)}
-	case !ok:
-		return &Refusal{Reason: fmt.Sprintf("the user refused to run %s", def.ID)}
+	ok, err := g.Asker.Ask(actx, q)
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return false, fmt.Errorf("nobody answered within %s", timeout)
 	}
-	return nil
+	return ok, err
 }
 
 func (g *Guard) loopGuard(session, id, input string) error {
