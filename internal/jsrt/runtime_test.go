@@ -133,6 +133,47 @@ func TestSpinIsStoppedAndRuntimeRecovers(t *testing.T) {
 	}
 }
 
+// covers H8: a call that spins on its caller's goroutine (the runtime was
+// idle) is interrupted when its caller stops waiting, at CallWithin's limit
+// or when its context ends, not only at the job limit: the plugin serves
+// the next call at once, with its state intact.
+func TestInlineCallStopsWhenItsCallerLeaves(t *testing.T) {
+	r, _ := newRT(t, plugin, func(o *Options) { o.JobLimit = time.Minute })
+	ctx := context.Background()
+	spin := func(vm *goja.Runtime) (goja.Value, error) {
+		fn, _ := goja.AssertFunction(vm.Get("spin"))
+		return fn(goja.Undefined())
+	}
+	if _, err := r.CallWithin(ctx, 50*time.Millisecond, spin, nil); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("limit: err = %v, want ErrTimeout", err)
+	}
+	callCtx, cancel := context.WithCancel(ctx)
+	time.AfterFunc(50*time.Millisecond, cancel)
+	if _, err := r.Call(callCtx, spin, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancel: err = %v, want context.Canceled", err)
+	}
+	// Were the spins still running, the loop would be held for a minute.
+	quick, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if v, err := callGlobal(r, quick, "inc"); err != nil || v != float64(1) {
+		t.Fatalf("after the spins: inc = %v, %v", v, err)
+	}
+}
+
+// Jobs run in the order they were queued: a call made while the runtime is
+// idle runs on its caller's goroutine, but never ahead of a job queued
+// before it (here, by the same goroutine, with Post). Run with -race.
+func TestCallsRunAfterWhatWasQueuedBefore(t *testing.T) {
+	r, _ := newRT(t, `var posted = 0; function read() { return posted; }`)
+	ctx := context.Background()
+	for i := 1; i <= 2000; i++ {
+		r.Post(func(vm *goja.Runtime) { vm.Set("posted", i) })
+		if v, err := callGlobal(r, ctx, "read"); err != nil || v != float64(i) {
+			t.Fatalf("call %d saw posted = %v, %v", i, v, err)
+		}
+	}
+}
+
 // An abandoned call is left to settle; its result is ignored; the runtime
 // keeps serving.
 func TestAbandonedCall(t *testing.T) {
