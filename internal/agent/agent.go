@@ -377,7 +377,11 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 	}
 
 	// 2. The user message; the session runs.
-	if err := a.Store.SetStatus(ctx, sess.ID, store.SessionRunning); err != nil {
+	// Not with ctx: a cancel landing just after the write (Shutdown, Cancel)
+	// would make SetStatus report an error for a write that was made, and
+	// the turn would return here, leaving the session running with no
+	// turn.finished. From here on, a cancel ends the turn as interrupted.
+	if err := a.Store.SetStatus(context.WithoutCancel(ctx), sess.ID, store.SessionRunning); err != nil {
 		return nil, err
 	}
 	a.App.Bus.PublishFor(sess.Tenant, EventTurnStarted, map[string]any{"sessionID": sess.ID})

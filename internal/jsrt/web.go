@@ -1,6 +1,7 @@
 package jsrt
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -51,6 +53,7 @@ type jsTimer struct {
 	t      *time.Timer
 	fn     goja.Callable
 	every  time.Duration // 0 for a one-shot timer
+	due    time.Time     // when it fires next
 	killed bool
 }
 
@@ -186,28 +189,55 @@ func (r *Runtime) hostLog(level, msg string) {
 	}
 }
 
-// setTimer arms a Go timer whose expiry enqueues fn on the loop.
+// setTimer arms a Go timer whose expiry enqueues, on the loop, a run of
+// every timer then due. Each expiry has a goroutine of its own, and those
+// goroutines enqueue in any order; fireDue, not the order of the enqueues,
+// orders the callbacks.
 func (r *Runtime) setTimer(fn goja.Callable, ms float64, repeat bool) int64 {
 	d := time.Duration(max(ms, 0) * float64(time.Millisecond))
 	r.nextTimer++
 	id := r.nextTimer
-	t := &jsTimer{fn: fn}
+	t := &jsTimer{fn: fn, due: time.Now().Add(d)}
 	if repeat {
 		t.every = max(d, time.Millisecond)
 	}
 	r.timers[id] = t
-	t.t = time.AfterFunc(d, func() { r.enqueue(func() { r.fireTimer(id) }) })
+	t.t = time.AfterFunc(d, func() { r.enqueue(r.fireDue) })
 	return id
+}
+
+// fireDue runs the callbacks of the timers due by now, in the order they
+// fell due and, for the same time, the order they were set (as the HTML
+// spec orders timers: one never runs before another set earlier with the
+// same or a shorter delay).
+func (r *Runtime) fireDue() {
+	now := time.Now()
+	var due []int64
+	for id, t := range r.timers {
+		if !t.killed && !t.due.After(now) {
+			due = append(due, id)
+		}
+	}
+	slices.SortFunc(due, func(a, b int64) int {
+		if c := r.timers[a].due.Compare(r.timers[b].due); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	for _, id := range due {
+		r.fireTimer(id)
+	}
 }
 
 func (r *Runtime) fireTimer(id int64) {
 	t := r.timers[id]
 	if t == nil || t.killed {
-		return
+		return // cleared by a callback that ran before it
 	}
 	if t.every == 0 {
 		delete(r.timers, id)
 	} else {
+		t.due = time.Now().Add(t.every)
 		t.t.Reset(t.every)
 	}
 	if _, err := t.fn(goja.Undefined()); err != nil {

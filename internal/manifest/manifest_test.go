@@ -271,7 +271,9 @@ func TestHungProcess(t *testing.T) {
 	defer s.Close()
 	start := time.Now()
 	rep, err := d.DispatchReport(context.Background(), bash("ls"))
-	if err != nil || rep.Handlers[0].Outcome != plugin.OutcomeError && rep.Handlers[0].Outcome != plugin.OutcomeTimedOut || time.Since(start) > 3*time.Second {
+	// Skipped too: on a loaded machine the worker may not start the handler
+	// before the deadline; what matters is that the dispatch returns.
+	if o := rep.Handlers[0].Outcome; err != nil || o != plugin.OutcomeError && o != plugin.OutcomeTimedOut && o != plugin.OutcomeSkipped || time.Since(start) > 3*time.Second {
 		t.Errorf("%+v %v after %s", rep.Handlers, err, time.Since(start))
 	}
 }
@@ -288,7 +290,9 @@ func TestDeafProcess(t *testing.T) {
 	start := time.Now()
 	for i := 0; i < 40; i++ { // 40 × 8 KB is more than a pipe holds
 		rep, err := d.DispatchReport(context.Background(), big)
-		if err != nil || rep.Handlers[0].Outcome != plugin.OutcomeTimedOut && rep.Handlers[0].Outcome != plugin.OutcomeError {
+		// Skipped when the worker did not start the handler within the 50ms:
+		// the dispatch still did not block, which is what is tested.
+		if o := rep.Handlers[0].Outcome; err != nil || o != plugin.OutcomeTimedOut && o != plugin.OutcomeError && o != plugin.OutcomeSkipped {
 			t.Fatalf("dispatch %d: %+v %v", i, rep.Handlers, err)
 		}
 	}
