@@ -59,6 +59,9 @@ func (s *Server) EnableWebhooks(hooks map[string]config.Webhook, o webhook.Optio
 	if o.Log == nil {
 		o.Log = s.Log
 	}
+	if o.Ledger == nil {
+		o.Ledger = s.Agent.Store
+	}
 	o.Start = func(ctx context.Context, name, prompt string, _ *plugin.HookPayload) (string, error) {
 		id, _, err := s.Background(ctx, webhook.Channel, "webhook "+name, "", prompt)
 		return id, err

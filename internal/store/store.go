@@ -106,6 +106,12 @@ CREATE TABLE IF NOT EXISTS messages (
 	UNIQUE (session_id, seq)
 );
 CREATE INDEX IF NOT EXISTS messages_role ON messages (session_id, role, seq);
+CREATE TABLE IF NOT EXISTS webhook_signatures (
+	webhook TEXT NOT NULL,
+	signature BLOB NOT NULL,
+	expires INTEGER NOT NULL,
+	PRIMARY KEY (webhook, signature)
+);
 `
 
 // Open opens (creating if needed) the database at path and marks what a

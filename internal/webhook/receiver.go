@@ -57,6 +57,22 @@ type Options struct {
 	// MaxBody is the largest body accepted, in bytes; zero or less is
 	// DefaultMaxBody.
 	MaxBody int64
+	// Ledger, if set, keeps the signatures accepted, so that a restarted
+	// server still refuses their replays; nil keeps them in memory only.
+	Ledger Ledger
+}
+
+// Ledger stores the signatures a Receiver accepted (see the package doc,
+// Replays and memory). *store.Store implements it on the server's
+// database.
+type Ledger interface {
+	// Signatures returns the signatures of webhook that expire after now,
+	// each with its expiry (unix seconds).
+	Signatures(ctx context.Context, webhook string, now time.Time) (map[string]int64, error)
+	// RecordSignature records a signature until expires.
+	RecordSignature(ctx context.Context, webhook string, sig []byte, expires int64, now time.Time) error
+	// ForgetSignature removes a signature, so that its delivery may come again.
+	ForgetSignature(ctx context.Context, webhook string, sig []byte) error
 }
 
 // Receiver serves POST /webhooks/{name} (see the package doc for the order
@@ -80,6 +96,7 @@ type Receiver struct {
 	now     func() time.Time
 	log     *slog.Logger
 	maxBody int64
+	ledger  Ledger
 }
 
 // hook is one configured webhook.
@@ -108,6 +125,7 @@ func New(hooks map[string]config.Webhook, o Options) (*Receiver, error) {
 		now:     o.Now,
 		log:     o.Log,
 		maxBody: o.MaxBody,
+		ledger:  o.Ledger,
 	}
 	if r.now == nil {
 		r.now = time.Now
@@ -146,6 +164,15 @@ func New(hooks map[string]config.Webhook, o Options) (*Receiver, error) {
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
+	}
+	if r.ledger != nil {
+		for name, h := range r.hooks {
+			sigs, err := r.ledger.Signatures(context.Background(), name, r.now())
+			if err != nil {
+				return nil, fmt.Errorf("webhooks.%s: loading the signatures already received: %w", name, err)
+			}
+			h.seen.load(sigs)
+		}
 	}
 	return r, nil
 }
@@ -204,10 +231,25 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// From here on the signature is consumed, unless we fail (not the
 	// sender's doing) before the turn started: then the sender may retry.
+	recorded := false
 	fail := func(status int, err error) {
 		h.seen.release(sig)
+		if recorded {
+			if ferr := rc.ledger.ForgetSignature(context.WithoutCancel(r.Context()), name, sig); ferr != nil {
+				log.Warn("webhook: a released signature stays recorded; a retry of this delivery will be refused", "error", ferr.Error())
+			}
+		}
 		log.Warn("webhook: delivery failed; no turn started", "status", status, "error", err.Error())
 		httpjson.Error(w, status, err)
+	}
+	if rc.ledger != nil {
+		// Recorded before anything runs: a replay after a restart must
+		// find it. Not recorded, the delivery does not run.
+		if err := rc.ledger.RecordSignature(context.WithoutCancel(r.Context()), name, sig, expiresAt(ts), now); err != nil {
+			fail(http.StatusInternalServerError, fmt.Errorf("webhook: recording the signature: %w", err))
+			return
+		}
+		recorded = true
 	}
 
 	// WebhookReceived.

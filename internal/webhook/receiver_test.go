@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/podcode/podcode/internal/config"
+	"github.com/podcode/podcode/internal/store"
 	"github.com/podcode/podcode/plugin"
 )
 
@@ -52,7 +54,7 @@ type fixture struct {
 	received []*plugin.HookPayload // what WebhookReceived handlers saw
 }
 
-func newFixture(t *testing.T, maxBody int64, hooks map[string]config.Webhook) *fixture {
+func newFixture(t *testing.T, maxBody int64, hooks map[string]config.Webhook, opts ...func(*Options)) *fixture {
 	t.Helper()
 	f := &fixture{t: t, now: time.Unix(1_800_000_000, 0)}
 	logger := slog.New(slog.NewTextHandler(&f.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -79,7 +81,7 @@ func newFixture(t *testing.T, maxBody int64, hooks map[string]config.Webhook) *f
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := New(hooks, Options{
+	o := Options{
 		Hooks: f.hooks,
 		Start: func(ctx context.Context, name, prompt string, p *plugin.HookPayload) (string, error) {
 			if e := f.startErr.Load(); e != nil {
@@ -93,7 +95,11 @@ func newFixture(t *testing.T, maxBody int64, hooks map[string]config.Webhook) *f
 		Now:     func() time.Time { return f.now },
 		MaxBody: maxBody,
 		Log:     logger,
-	})
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	rc, err := New(hooks, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,6 +378,57 @@ func TestReplayedSignatureRefused(t *testing.T) {
 	// A new timestamp is a new signature.
 	if status, _, raw := f.post("github", body, f.signed(testSecret, body)); status != http.StatusAccepted {
 		t.Fatalf("re-signed delivery: %d %s", status, raw)
+	}
+}
+
+// With the server's database as the ledger, a restarted receiver still
+// refuses a replay; a delivery that failed before its turn started may be
+// retried after a restart; a signature that cannot be recorded runs
+// nothing.
+//
+// covers L1
+func TestReplayRefusedAfterRestart(t *testing.T) {
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "podcode.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withDB := func(o *Options) { o.Ledger = st }
+	f := newFixture(t, 0, nil, withDB)
+	body := []byte(`{"action":"opened"}`)
+	h := f.signed(testSecret, body)
+	if status, _, raw := f.post("github", body, h); status != http.StatusAccepted {
+		t.Fatalf("first delivery: %d %s", status, raw)
+	}
+
+	restarted := newFixture(t, 0, nil, withDB)
+	restarted.now = f.now.Add(time.Minute)
+	if status, out, raw := restarted.post("github", body, h); status != http.StatusUnauthorized || !strings.Contains(out["error"].(string), "replayed") {
+		t.Fatalf("replay after a restart: %d %s, want 401 replayed", status, raw)
+	}
+	restarted.nothingRan()
+
+	// Start fails: the signature is released, in the database too.
+	failing := errors.New("the database is locked")
+	restarted.startErr.Store(&failing)
+	body2 := []byte(`{"action":"closed"}`)
+	h2 := restarted.signed(testSecret, body2)
+	if status, _, raw := restarted.post("github", body2, h2); status < 500 {
+		t.Fatalf("failed start: %d %s", status, raw)
+	}
+	again := newFixture(t, 0, nil, withDB)
+	again.now = restarted.now
+	if status, _, raw := again.post("github", body2, h2); status != http.StatusAccepted {
+		t.Fatalf("retry after a restart: %d %s", status, raw)
+	}
+
+	// The database fails: nothing runs, and the sender may retry.
+	st.Close()
+	h3 := again.signed(testSecret, []byte(`{"action":"reopened"}`))
+	if status, out, raw := again.post("github", []byte(`{"action":"reopened"}`), h3); status != http.StatusInternalServerError || !strings.Contains(out["error"].(string), "recording the signature") {
+		t.Fatalf("unrecordable signature: %d %s", status, raw)
+	}
+	if s, r := again.counts(); s != 1 || r != 1 {
+		t.Fatalf("%d turns, %d WebhookReceived; want only the retried delivery's", s, r)
 	}
 }
 

@@ -44,10 +44,27 @@ func (c *replayCache) claim(sig []byte, ts int64, now time.Time) claim {
 	if c.seen == nil {
 		c.seen = make(map[string]int64)
 	}
-	exp := ts + int64(Tolerance/time.Second)
+	exp := expiresAt(ts)
 	c.seen[string(sig)] = exp
 	heap.Push(&c.order, expiry{exp, string(sig)})
 	return claimed
+}
+
+// expiresAt is when a signature whose timestamp is ts goes stale: after
+// it, the timestamp check refuses the delivery anyway.
+func expiresAt(ts int64) int64 { return ts + int64(Tolerance/time.Second) }
+
+// load records signatures remembered from before (signature → expiry).
+func (c *replayCache) load(sigs map[string]int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen == nil {
+		c.seen = make(map[string]int64, len(sigs))
+	}
+	for sig, exp := range sigs {
+		c.seen[sig] = exp
+		heap.Push(&c.order, expiry{exp, sig})
+	}
 }
 
 // release forgets sig, so that the same request may be sent again. Its heap
