@@ -94,7 +94,7 @@ func summarize(msgs []chat.Message) string {
 		var line string
 		switch m.Role {
 		case chat.RoleUser:
-			line = "- the user asked: " + shorten(m.Text, 300)
+			line = "- the user asked: " + chat.Shorten(m.Text, 300)
 		case chat.RoleAssistant:
 			var tools []string
 			for _, c := range m.ToolCalls {
@@ -104,7 +104,7 @@ func summarize(msgs []chat.Message) string {
 			case len(tools) > 0:
 				line = "- the assistant called " + strings.Join(tools, ", ")
 			case m.Text != "":
-				line = "- the assistant answered: " + shorten(m.Text, 300)
+				line = "- the assistant answered: " + chat.Shorten(m.Text, 300)
 			}
 		case chat.RoleTool:
 			if m.Result != nil {
@@ -112,12 +112,12 @@ func summarize(msgs []chat.Message) string {
 				if m.Result.IsError {
 					state = "failed"
 				}
-				line = fmt.Sprintf("- %s %s: %s", m.Result.Tool, state, shorten(m.Result.Output, 200))
+				line = fmt.Sprintf("- %s %s: %s", m.Result.Tool, state, chat.Shorten(m.Result.Output, 200))
 			}
 		case chat.RoleSummary:
-			line = shorten(m.Text, 1000)
+			line = chat.Shorten(m.Text, 1000)
 		case chat.RoleContext:
-			line = "- hooks added: " + shorten(m.Text, 300)
+			line = "- hooks added: " + chat.Shorten(m.Text, 300)
 		}
 		if line == "" {
 			continue
@@ -129,16 +129,4 @@ func summarize(msgs []chat.Message) string {
 		b.WriteString(line + "\n")
 	}
 	return b.String()
-}
-
-func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -5,7 +5,9 @@ package chat
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Roles of a message.
@@ -94,4 +96,18 @@ type HookRun struct {
 	Decision   string `json:"decision,omitempty"`
 	Error      string `json:"error,omitempty"`
 	DurationUs int64  `json:"durationUs"`
+}
+
+// Shorten writes s on one line (runs of white space become one space) of
+// at most n bytes, cut before a rune that would cross n, with "…" when cut.
+func Shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/podcode/podcode/internal/agent"
 	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/guard"
 	"github.com/podcode/podcode/internal/store"
 )
@@ -74,10 +75,7 @@ when the turn fails.`,
 
 func title(prompt string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
-	if len(line) > 60 {
-		line = line[:60] + "…"
-	}
-	return line
+	return chat.Shorten(line, 60)
 }
 
 // turnPrinter writes a turn's progress: text as it streams on out, tool
