@@ -133,14 +133,17 @@ func (a *Agent) NewSession(ctx context.Context, r SessionRequest) (store.Session
 	if err != nil {
 		return store.Session{}, err
 	}
+	if err := a.addContext(ctx, sess, rep); err != nil {
+		// Without what its hooks gave the model, the session is not the one
+		// they allowed: it is taken back before anyone heard of it.
+		a.Store.DeleteSession(context.WithoutCancel(ctx), sess.Tenant, sess.ID)
+		return store.Session{}, err
+	}
 	hooks := []any{}
 	for _, h := range lifecycleRuns(rep) {
 		hooks = append(hooks, toData(h))
 	}
 	a.App.Bus.PublishFor(sess.Tenant, EventSessionCreated, map[string]any{"session": toData(sess), "hooks": hooks})
-	if err := a.addContext(ctx, sess, rep); err != nil {
-		return sess, err
-	}
 	return sess, nil
 }
 

@@ -372,6 +372,45 @@ func TestCompaction(t *testing.T) {
 	}
 }
 
+// What SessionStart handlers gave the model opens every history, however
+// often the session is compacted: it is never summarized away.
+//
+// covers L1
+func TestCompactionKeepsTheOpeningContext(t *testing.T) {
+	opening := "Project rules: " + strings.Repeat("always run the tests; ", 20)
+	e := newEnv(t, apptest.Project{Config: map[string]any{"model": "offline/tiny", "provider": map[string]any{"offline": map[string]any{
+		"models": map[string]any{"tiny": map[string]any{"limit": map[string]any{"context": 700, "output": 100}}}}}}},
+		func(d *plugin.Dispatcher) error {
+			return d.Register(plugin.HookSessionStart, func(context.Context, *plugin.HookPayload) (*plugin.HookResult, error) {
+				return &plugin.HookResult{Data: map[string]any{plugin.DataAdditionalContext: opening}}, nil
+			})
+		})
+	sess, err := e.ag.NewSession(context.Background(), agent.SessionRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 12; i++ {
+		if _, err := e.ag.Run(context.Background(), agent.TurnRequest{SessionID: sess.ID, Prompt: strings.Repeat(fmt.Sprintf("turn %d ", i), 20)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := strings.Count(e.rec.events(), "PreCompact PostCompact"); n < 2 {
+		t.Fatalf("compacted %d times; the test needs two", n)
+	}
+	hist, err := e.st.Recent(context.Background(), sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hist) < 2 || hist[0].Role != chat.RoleContext || hist[0].Text != opening || hist[1].Role != chat.RoleSummary {
+		t.Fatalf("history after compaction starts with %+v", hist[:min(2, len(hist))])
+	}
+	for _, m := range hist[1:] {
+		if strings.Contains(m.Text, "Project rules") {
+			t.Errorf("the opening context was summarized too: %q", m.Text)
+		}
+	}
+}
+
 func TestDeleteSessionFiresSessionEnd(t *testing.T) {
 	e := newEnv(t, apptest.Project{})
 	res, _ := e.turn(t, "hi")

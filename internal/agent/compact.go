@@ -35,12 +35,17 @@ func (t *turn) history(ctx context.Context) ([]chat.Message, error) {
 	if limit <= 0 || estimate(msgs) < int(float64(limit)*compactAt) {
 		return msgs, nil
 	}
+	// The context hooks gave at the start of the session stays as it is.
+	lead := 0
+	for lead < len(msgs) && msgs[lead].Role == chat.RoleContext {
+		lead++
+	}
 	cut := cutPoint(msgs)
-	if cut <= 0 {
+	if cut <= lead {
 		return msgs, nil
 	}
 	p := t.scope.Payload(plugin.HookPreCompact)
-	p.Extra["messages"] = cut
+	p.Extra["messages"] = cut - lead
 	rep, err := t.a.App.Hooks.DispatchReport(ctx, p)
 	if err != nil {
 		return nil, err
@@ -49,18 +54,18 @@ func (t *turn) history(ctx context.Context) ([]chat.Message, error) {
 		t.a.App.Log.Info("agent: a PreCompact hook declined compaction", "session", t.sess.ID, "message", rep.Result.Message)
 		return msgs, nil
 	}
-	summary := &chat.Message{Role: chat.RoleSummary, Text: summarize(msgs[:cut]), Through: msgs[cut-1].Seq, Hooks: lifecycleRuns(rep)}
+	summary := &chat.Message{Role: chat.RoleSummary, Text: summarize(msgs[lead:cut]), Through: msgs[cut-1].Seq, Hooks: lifecycleRuns(rep)}
 	if err := t.store(ctx, summary); err != nil {
 		return nil, err
 	}
 	post := t.scope.Payload(plugin.HookPostCompact)
-	post.Extra["messages"] = cut
+	post.Extra["messages"] = cut - lead
 	if rep, err := t.a.App.Hooks.DispatchReport(ctx, post); err == nil {
 		summary.Hooks = append(summary.Hooks, lifecycleRuns(rep)...)
 		t.a.Store.UpdateMessage(context.WithoutCancel(ctx), summary)
 	}
-	t.a.App.Bus.PublishFor(t.sess.Tenant, EventCompacted, map[string]any{"sessionID": t.sess.ID, "summarized": cut})
-	t.hist = append([]chat.Message{*summary}, msgs[cut:]...)
+	t.a.App.Bus.PublishFor(t.sess.Tenant, EventCompacted, map[string]any{"sessionID": t.sess.ID, "summarized": cut - lead})
+	t.hist = append(append(append([]chat.Message{}, msgs[:lead]...), *summary), msgs[cut:]...)
 	return t.hist, nil
 }
 

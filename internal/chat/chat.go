@@ -98,8 +98,9 @@ type HookRun struct {
 	DurationUs int64  `json:"durationUs"`
 }
 
-// Shorten writes s on one line (runs of white space become one space) of
-// at most n bytes, cut before a rune that would cross n, with "…" when cut.
+// Shorten writes s on one line (runs of white space become one space) and,
+// when that is longer than n bytes, keeps at most n of them, cut before a
+// rune that would cross n, and adds "…".
 func Shorten(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {

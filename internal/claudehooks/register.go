@@ -58,10 +58,15 @@ func newRegistration() *Registration {
 	return &Registration{ctx: ctx, cancel: cancel}
 }
 
-// Close stops the async hooks still running (their process groups are
-// killed) and waits until they have returned; an async hook that fires
-// afterwards does not start. The handlers stay registered. Close may be
-// called more than once, and on nil.
+// AsyncGrace is how long Close lets async hooks still running finish
+// before it kills them: a Stop hook that sends a notification at the end of
+// `podcode run` gets to send it.
+const AsyncGrace = 5 * time.Second
+
+// Close waits for the async hooks still running, at most AsyncGrace, then
+// kills their process groups and waits until they have returned; an async
+// hook that fires afterwards does not start. The handlers stay registered.
+// Close may be called more than once, and on nil.
 func (g *Registration) Close() {
 	if g == nil {
 		return
@@ -69,8 +74,19 @@ func (g *Registration) Close() {
 	g.mu.Lock()
 	g.closed = true
 	g.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		g.async.Wait()
+		close(done)
+	}()
+	grace := time.NewTimer(AsyncGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+	case <-grace.C:
+	}
 	g.cancel()
-	g.async.Wait()
+	<-done
 }
 
 // goAsync runs f on a goroutine Close waits for, unless Close was called.

@@ -300,12 +300,30 @@ func TestAsyncHook(t *testing.T) {
 	}
 }
 
-// Close stops the async hooks still running, killing their process group
-// (the shell and what it started), and waits for them; an async hook that
-// fires after Close does not start.
+// An async hook that ends within AsyncGrace finishes even when Podcode
+// stops right after starting it (a Stop hook at the end of podcode run).
+func TestAsyncHookFinishesWithinGrace(t *testing.T) {
+	dir := project(t, `{"hooks": {"PostToolUse": [{"hooks": [
+	  {"type": "command", "command": "sleep 0.3; echo done > done", "async": true}]}]}}`)
+	s, _ := Load(dir)
+	d := plugin.NewDispatcher(plugin.WithLogger(quietLog()))
+	reg, err := Register(d, s, Options{ProjectDir: dir, Log: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dispatch(t, d, &plugin.HookPayload{Event: plugin.HookPostToolUse, ToolName: "bash", ToolInput: `{"command":"ls"}`})
+	reg.Close()
+	if _, err := os.Stat(filepath.Join(dir, "done")); err != nil {
+		t.Errorf("the async hook was stopped before it could finish: %v", err)
+	}
+}
+
+// Close lets async hooks finish for AsyncGrace, then kills their process
+// group (the shell and what it started) and waits for them; an async hook
+// that fires after Close does not start.
 func TestAsyncHooksStopOnClose(t *testing.T) {
 	dir := project(t, `{"hooks": {"PostToolUse": [{"hooks": [
-	  {"type": "command", "command": "echo started > started; sleep 30; echo late > late", "async": true}]}]}}`)
+	  {"type": "command", "command": "echo started > started; sleep 60; echo late > late", "async": true}]}]}}`)
 	s, _ := Load(dir)
 	d := plugin.NewDispatcher(plugin.WithLogger(quietLog()))
 	reg, err := Register(d, s, Options{ProjectDir: dir, Log: quietLog()})
@@ -326,7 +344,7 @@ func TestAsyncHooksStopOnClose(t *testing.T) {
 	go func() { reg.Close(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(AsyncGrace + 20*time.Second):
 		t.Fatal("Close did not stop the async hook")
 	}
 	os.Remove(filepath.Join(dir, "started"))

@@ -1,19 +1,14 @@
 // Package jsrt is Podcode's embedded JavaScript engine: one goja runtime per
-// plugin, whose jobs run one at a time, as an event loop's do, with the web
-// and Node APIs plugins may use.
+// plugin, owned by one goroutine that runs its jobs one at a time, as an event
+// loop does, with the web and Node APIs plugins may use.
 //
 // # The loop
 //
-// Everything that touches a runtime runs as a job: a call from the host
-// (Call, Do), a timer callback, the settlement of a fetch or a file read.
-// Jobs run in the order they were queued, one at a time, each holding the
-// runtime. Each runtime has a loop goroutine that runs queued jobs; a call
-// made while the runtime is idle (no job running, none queued) runs on the
-// caller's goroutine instead, which spares two goroutine hand-offs, most of
-// the cost of a hook call. Between jobs goja's promise jobs are drained, so a
-// hook that awaits a timer or a fetch does not hold up other calls into the
-// same plugin meanwhile: they interleave at await points, and what settles
-// later runs on the loop.
+// Everything that touches a runtime runs as a job on its loop goroutine: a
+// call from the host (Call, Do), a timer callback, the settlement of a fetch
+// or a file read. Between jobs the loop drains goja's promise jobs, so a hook
+// that awaits a timer or a fetch does not hold up other calls into the same
+// plugin meanwhile: they interleave at await points.
 //
 // # Limits
 //
@@ -22,11 +17,9 @@
 //     interrupts such a job (`while(true){}`, before or after an await);
 //     the call it belonged to fails with a *SpinError, and the runtime is
 //     repaired (see repairer) and keeps serving later calls with its state.
-//  2. A caller waits for a call only as long as its context (and
-//     CallWithin's limit) allows. A call whose context ends is abandoned:
-//     its promise is left to settle on its own and its result ignored (SPEC
-//     H8). A call running on its caller's goroutine when that happens is
-//     interrupted, as the watchdog would, since nobody waits for it.
+//  2. A caller waits for a call only as long as its context allows. A call
+//     whose context ends is abandoned: its promise is left to settle on its
+//     own and its result ignored (SPEC H8).
 //  3. Unhandled promise rejections and errors in timer callbacks are logged
 //     with the runtime's name; they never end the loop.
 package jsrt
@@ -77,12 +70,6 @@ type Runtime struct {
 	rep  *repairer
 	noop goja.Callable
 
-	// own is held by whoever runs jobs: the loop, or a caller running its
-	// call on its own goroutine. The loop pops a job only while holding it,
-	// so a caller that holds it and finds the queue empty runs after every
-	// job queued before its call.
-	own sync.Mutex
-
 	qmu      sync.Mutex
 	queue    []func()
 	draining bool // the loop runs its last jobs: enqueue refuses
@@ -91,16 +78,14 @@ type Runtime struct {
 	once     sync.Once
 	exited   chan struct{}
 
-	wmu      sync.Mutex   // guards running, began, deadline, spun and inline against the watchdog
-	running  uint64       // the running job, 0 between jobs
-	began    time.Time    // when the running job began
-	deadline time.Time    // when the caller of an inline job stops waiting; zero otherwise
-	inline   *pendingCall // the call of the inline job running, if any
-	spun     bool         // the running job was interrupted
-	seq      uint64
-	dog      *time.Timer // re-armed for every job; see watch
+	wmu     sync.Mutex // guards running, began and spun against the watchdog
+	running uint64     // the job on the loop, 0 between jobs
+	began   time.Time  // when the running job began
+	spun    bool       // the watchdog interrupted the running job
+	seq     uint64
+	dog     *time.Timer // re-armed for every job; see watch
 
-	// Only whoever holds own.
+	// Loop goroutine only.
 	rejected  []*goja.Promise
 	timers    map[int64]*jsTimer
 	nextTimer int64
@@ -189,66 +174,25 @@ func (r *Runtime) enqueue(fn func()) bool {
 
 func (r *Runtime) loop() {
 	defer close(r.exited)
+	defer r.stopTimers()
 	for {
-		r.own.Lock()
-		if fn := r.next(); fn != nil {
-			r.runJob(fn, time.Time{})
-			r.own.Unlock()
-			continue
-		}
-		r.own.Unlock()
-		select {
-		case <-r.wake:
-		case <-r.closed:
-			// Run what was queued, then stop; from here enqueue refuses,
-			// and no call runs inline.
-			r.own.Lock()
-			defer r.own.Unlock()
-			r.qmu.Lock()
-			r.draining = true
-			r.qmu.Unlock()
-			for fn := r.next(); fn != nil; fn = r.next() {
-				r.runJob(fn, time.Time{})
+		fn := r.next()
+		if fn == nil {
+			select {
+			case <-r.wake:
+				continue
+			case <-r.closed:
+				// Run what was queued, then stop; from here enqueue refuses.
+				r.qmu.Lock()
+				r.draining = true
+				r.qmu.Unlock()
+				for fn := r.next(); fn != nil; fn = r.next() {
+					r.runJob(fn)
+				}
+				return
 			}
-			r.stopTimers()
-			return
 		}
-	}
-}
-
-// runInline runs fn, c's job, on the calling goroutine if the runtime is
-// idle: nobody holds it and nothing is queued. It reports whether it did.
-// deadline, if not zero, is when c's caller stops waiting; the job is
-// interrupted then.
-func (r *Runtime) runInline(fn func(), c *pendingCall, deadline time.Time) bool {
-	if !r.own.TryLock() {
-		return false
-	}
-	defer r.own.Unlock()
-	r.qmu.Lock()
-	idle := len(r.queue) == 0 && !r.draining
-	r.qmu.Unlock()
-	if !idle {
-		return false
-	}
-	r.wmu.Lock()
-	r.inline = c
-	r.wmu.Unlock()
-	r.runJob(fn, deadline)
-	r.wmu.Lock()
-	r.inline = nil
-	r.wmu.Unlock()
-	return true
-}
-
-// interruptInline stops c's job if it is running inline: its caller left.
-func (r *Runtime) interruptInline(c *pendingCall, why error) {
-	r.wmu.Lock()
-	defer r.wmu.Unlock()
-	if r.running != 0 && r.inline == c {
-		c.abandoned.Store(true)
-		r.spun = true
-		r.vm.Interrupt(why)
+		r.runJob(fn)
 	}
 }
 
@@ -267,18 +211,13 @@ func (r *Runtime) next() func() {
 
 // runJob runs fn under the watchdog, then repairs the runtime if fn was
 // interrupted or unwound abnormally, and reports unhandled rejections.
-func (r *Runtime) runJob(fn func(), deadline time.Time) {
+func (r *Runtime) runJob(fn func()) {
 	r.wmu.Lock()
 	r.seq++
 	r.running = r.seq
 	r.began = time.Now()
-	r.deadline = deadline
 	r.wmu.Unlock()
-	limit := r.opts.JobLimit
-	if !deadline.IsZero() {
-		limit = min(limit, max(deadline.Sub(r.began), 0))
-	}
-	r.dog.Reset(limit)
+	r.dog.Reset(r.opts.JobLimit)
 
 	r.protect(fn)
 	r.protect(r.reportRejections) // a rejection's value may have a throwing getter: under the watchdog too
@@ -316,25 +255,15 @@ func panicText(v any) string {
 }
 
 // watch is the watchdog: it stops the running job if that job has run for
-// the job limit, or if it runs inline and its caller's deadline has passed.
-// One timer serves every job, so a firing can be late for a job that
-// already ended; the check of when the running job began (under wmu, which
-// runJob also holds to end a job) keeps it from hitting the next.
+// the job limit. One timer serves every job, so a firing can be late for a
+// job that already ended; the check of when the running job began (under
+// wmu, which runJob also holds to end a job) keeps it from hitting the next.
 func (r *Runtime) watch() {
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
-	if r.running == 0 {
-		return
-	}
-	now := time.Now()
-	switch {
-	case now.Sub(r.began) >= r.opts.JobLimit:
+	if r.running != 0 && time.Since(r.began) >= r.opts.JobLimit {
 		r.spun = true
 		r.vm.Interrupt(&SpinError{Limit: r.opts.JobLimit})
-	case r.inline != nil && !r.deadline.IsZero() && !now.Before(r.deadline):
-		r.inline.abandoned.Store(true)
-		r.spun = true
-		r.vm.Interrupt(ErrTimeout)
 	}
 }
 
@@ -432,7 +361,7 @@ func (r *Runtime) CallWithin(ctx context.Context, d time.Duration, start func(vm
 		finish = Export
 	}
 	c := &pendingCall{done: make(chan struct{})}
-	job := func() {
+	ok := r.enqueue(func() {
 		defer c.settleOnPanic()
 		if c.abandoned.Load() || ctx.Err() != nil {
 			c.settle(nil, ctx.Err()) // the caller left before the call started: do not start it
@@ -444,39 +373,8 @@ func (r *Runtime) CallWithin(ctx context.Context, d time.Duration, start func(vm
 			return
 		}
 		r.await(v, c, finish)
-	}
-	var end, limit time.Time // the end of d; when the caller stops waiting, if it does
-	if d > 0 {
-		end = time.Now().Add(d)
-		limit = end
-	}
-	if dl, ok := ctx.Deadline(); ok && (limit.IsZero() || dl.Before(limit)) {
-		limit = dl
-	}
-	var stop func() bool
-	if ctx.Done() != nil {
-		stop = context.AfterFunc(ctx, func() { r.interruptInline(c, context.Cause(ctx)) })
-	}
-	ran := r.runInline(job, c, limit)
-	if stop != nil {
-		stop()
-	}
-	if ran {
-		if c.abandoned.Load() { // interrupted: the caller's time was up
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			return nil, ErrTimeout
-		}
-		select {
-		case <-c.done: // it settled, or is not a promise
-			return c.val, c.err
-		default: // a promise: it settles on the loop
-		}
-		if d > 0 {
-			d = max(time.Until(end), 1) // what is left of d
-		}
-	} else if !r.enqueue(job) {
+	})
+	if !ok {
 		return nil, ErrClosed
 	}
 	var expired <-chan time.Time

@@ -136,36 +136,8 @@ func TestSpinIsStoppedAndRuntimeRecovers(t *testing.T) {
 	}
 }
 
-// covers H8: a call that spins on its caller's goroutine (the runtime was
-// idle) is interrupted when its caller stops waiting, at CallWithin's limit
-// or when its context ends, not only at the job limit: the plugin serves
-// the next call at once, with its state intact.
-func TestInlineCallStopsWhenItsCallerLeaves(t *testing.T) {
-	r, _ := newRT(t, plugin, func(o *Options) { o.JobLimit = time.Minute })
-	ctx := context.Background()
-	spin := func(vm *goja.Runtime) (goja.Value, error) {
-		fn, _ := goja.AssertFunction(vm.Get("spin"))
-		return fn(goja.Undefined())
-	}
-	if _, err := r.CallWithin(ctx, 50*time.Millisecond, spin, nil); !errors.Is(err, ErrTimeout) {
-		t.Fatalf("limit: err = %v, want ErrTimeout", err)
-	}
-	callCtx, cancel := context.WithCancel(ctx)
-	time.AfterFunc(50*time.Millisecond, cancel)
-	if _, err := r.Call(callCtx, spin, nil); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancel: err = %v, want context.Canceled", err)
-	}
-	// Were the spins still running, the loop would be held for a minute.
-	quick, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if v, err := callGlobal(r, quick, "inc"); err != nil || v != float64(1) {
-		t.Fatalf("after the spins: inc = %v, %v", v, err)
-	}
-}
-
-// Jobs run in the order they were queued: a call made while the runtime is
-// idle runs on its caller's goroutine, but never ahead of a job queued
-// before it (here, by the same goroutine, with Post). Run with -race.
+// Jobs run in the order they were queued: a call never overtakes a job
+// queued before it (here, by the same goroutine, with Post). Run with -race.
 func TestCallsRunAfterWhatWasQueuedBefore(t *testing.T) {
 	r, _ := newRT(t, `var posted = 0; function read() { return posted; }`)
 	ctx := context.Background()
@@ -259,6 +231,48 @@ func TestTimersOfEqualDelayRunInOrder(t *testing.T) {
 		if want := "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19"; v != want {
 			t.Fatalf("order = %v", v)
 		}
+	}
+}
+
+// covers H8: timers due at the same time run in jobs of their own: two
+// spinning callbacks are both stopped (the second would otherwise run with
+// no watchdog), and callbacks that are merely slow each get the whole job
+// limit.
+func TestTimersDueTogetherRunOnePerJob(t *testing.T) {
+	r, logs := newRT(t, `
+		var done = [];
+		function busy(ms) { const end = Date.now() + ms; while (Date.now() < end) {} }
+		function spinTwice() { setTimeout(() => { while (true) {} }, 0); setTimeout(() => { while (true) {} }, 0); }
+		function slowFour() { for (let i = 0; i < 4; i++) setTimeout(() => { busy(120); done.push(i) }, 0); }
+		function inc() { return done.length }`, spinLimit)
+	ctx := context.Background()
+	if _, err := callGlobal(r, ctx, "spinTwice"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); strings.Count(logs.String(), "without yielding") < 2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("both spinning timers should be stopped:\n%s", logs.String())
+		}
+	}
+	if _, err := callGlobal(r, ctx, "slowFour"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		callCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		n, err := callGlobal(r, callCtx, "inc")
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == float64(4) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%v of 4 slow timers ran:\n%s", n, logs.String())
+		}
+	}
+	if n := strings.Count(logs.String(), "without yielding"); n != 2 {
+		t.Errorf("%d spins reported, want the 2 real ones:\n%s", n, logs.String())
 	}
 }
 

@@ -1,7 +1,6 @@
 package jsrt
 
 import (
-	"cmp"
 	"context"
 	_ "embed"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -189,10 +187,9 @@ func (r *Runtime) hostLog(level, msg string) {
 	}
 }
 
-// setTimer arms a Go timer whose expiry enqueues, on the loop, a run of
-// every timer then due. Each expiry has a goroutine of its own, and those
-// goroutines enqueue in any order; fireDue, not the order of the enqueues,
-// orders the callbacks.
+// setTimer arms a Go timer whose expiry enqueues fireDue on the loop. Each
+// expiry has a goroutine of its own, and those goroutines enqueue in any
+// order; fireDue, not the order of the enqueues, orders the callbacks.
 func (r *Runtime) setTimer(fn goja.Callable, ms float64, repeat bool) int64 {
 	d := time.Duration(max(ms, 0) * float64(time.Millisecond))
 	r.nextTimer++
@@ -206,27 +203,31 @@ func (r *Runtime) setTimer(fn goja.Callable, ms float64, repeat bool) int64 {
 	return id
 }
 
-// fireDue runs the callbacks of the timers due by now, in the order they
-// fell due and, for the same time, the order they were set (as the HTML
-// spec orders timers: one never runs before another set earlier with the
-// same or a shorter delay).
+// fireDue runs the callback of the timer due first: the earliest due and,
+// for the same time, the one set first (as the HTML spec orders timers: one
+// never runs before another set earlier with the same or a shorter delay).
+// One callback per job, so that each has the job limit to itself and is
+// repaired after on its own; if another timer is due, fireDue is queued
+// again (an expiry whose timer already ran finds nothing to do).
 func (r *Runtime) fireDue() {
 	now := time.Now()
-	var due []int64
+	first, due := int64(0), 0
 	for id, t := range r.timers {
-		if !t.killed && !t.due.After(now) {
-			due = append(due, id)
+		if t.killed || t.due.After(now) {
+			continue
+		}
+		due++
+		if f := r.timers[first]; f == nil || t.due.Before(f.due) || t.due.Equal(f.due) && id < first {
+			first = id
 		}
 	}
-	slices.SortFunc(due, func(a, b int64) int {
-		if c := r.timers[a].due.Compare(r.timers[b].due); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
-	for _, id := range due {
-		r.fireTimer(id)
+	if due == 0 {
+		return
 	}
+	if due > 1 {
+		r.enqueue(r.fireDue)
+	}
+	r.fireTimer(first)
 }
 
 func (r *Runtime) fireTimer(id int64) {

@@ -120,11 +120,11 @@ type question struct {
 // New returns a server for ag; it becomes the agent's asker for turns that
 // come through the API. tokens are the tenants' tokens (server.tokens) as
 // ExpandTokens returns them: taken as they are, never expanded again (a
-// variable's value may itself contain "{env:"); an empty one is left out.
+// variable's value may itself contain "{env:"); a blank one is left out.
 func New(ag *agent.Agent, token string, tokens ...config.TenantToken) *Server {
 	s := &Server{Agent: ag, Token: token, Log: ag.App.Log, questions: map[string]question{}}
 	for _, t := range tokens {
-		if t.Token != "" {
+		if strings.TrimSpace(t.Token) != "" {
 			s.tokens = append(s.tokens, t)
 		}
 	}

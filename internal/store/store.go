@@ -318,11 +318,19 @@ func (s *Store) Recent(ctx context.Context, sessionID string) ([]chat.Message, e
 	if len(last) == 0 {
 		return s.Messages(ctx, sessionID)
 	}
+	// What hooks gave the model when the session started (context messages
+	// before its first user message) is never summarized: it comes first.
+	opening, err := s.messages(ctx, `SELECT body FROM messages WHERE session_id = ? AND role = ? AND seq <= ?
+		AND seq < COALESCE((SELECT MIN(seq) FROM messages WHERE session_id = ? AND role = ?), ?) ORDER BY seq`,
+		sessionID, chat.RoleContext, last[0].Through, sessionID, chat.RoleUser, last[0].Through+1)
+	if err != nil {
+		return nil, err
+	}
 	rest, err := s.messages(ctx, `SELECT body FROM messages WHERE session_id = ? AND seq > ? AND role != ? ORDER BY seq`, sessionID, last[0].Through, chat.RoleSummary)
 	if err != nil {
 		return nil, err
 	}
-	return append(last, rest...), nil
+	return append(append(opening, last...), rest...), nil
 }
 
 func (s *Store) messages(ctx context.Context, query string, args ...any) ([]chat.Message, error) {

@@ -233,12 +233,14 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// sender's doing) before the turn started: then the sender may retry.
 	recorded := false
 	fail := func(status int, err error) {
-		h.seen.release(sig)
+		// The database first: once released in memory, a retry may claim
+		// and record the signature again, and must keep that record.
 		if recorded {
 			if ferr := rc.ledger.ForgetSignature(context.WithoutCancel(r.Context()), name, sig); ferr != nil {
 				log.Warn("webhook: a released signature stays recorded; a retry of this delivery will be refused", "error", ferr.Error())
 			}
 		}
+		h.seen.release(sig)
 		log.Warn("webhook: delivery failed; no turn started", "status", status, "error", err.Error())
 		httpjson.Error(w, status, err)
 	}

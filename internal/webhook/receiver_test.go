@@ -777,3 +777,54 @@ func TestSenderHangsUpBeforeStart(t *testing.T) {
 		t.Fatalf("retry: %d %s, want 202", rec.Code, rec.Body)
 	}
 }
+
+// gatedLedger holds ForgetSignature until released.
+type gatedLedger struct {
+	*store.Store
+	entered, release chan struct{}
+}
+
+func (g *gatedLedger) ForgetSignature(ctx context.Context, webhook string, sig []byte) error {
+	close(g.entered)
+	<-g.release
+	return g.Store.ForgetSignature(ctx, webhook, sig)
+}
+
+// A delivery that failed is forgotten in the database before it is
+// released in memory: a retry cannot run and then lose its record to the
+// failed delivery's forgetting, which would let a replay through after a
+// restart.
+//
+// covers L1
+func TestFailedDeliveryForgottenBeforeRetry(t *testing.T) {
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "podcode.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	g := &gatedLedger{Store: st, entered: make(chan struct{}), release: make(chan struct{})}
+	f := newFixture(t, 0, nil, func(o *Options) { o.Ledger = g })
+	body := []byte(`{"action":"opened"}`)
+	h := f.signed(testSecret, body)
+	failing := errors.New("the database is locked")
+	f.startErr.Store(&failing)
+	done := make(chan int)
+	go func() { s, _, _ := f.post("github", body, h); done <- s }()
+	<-g.entered // the failed delivery is being forgotten
+	f.startErr.Store(nil)
+	if s, _, raw := f.post("github", body, h); s != http.StatusUnauthorized {
+		t.Fatalf("a retry before the failure was answered: %d %s, want 401", s, raw)
+	}
+	close(g.release)
+	if s := <-done; s < 500 {
+		t.Fatalf("failed delivery: %d", s)
+	}
+	if s, _, raw := f.post("github", body, h); s != http.StatusAccepted {
+		t.Fatalf("retry after the failure: %d %s", s, raw)
+	}
+	restarted := newFixture(t, 0, nil, func(o *Options) { o.Ledger = st })
+	restarted.now = f.now
+	if s, _, raw := restarted.post("github", body, h); s != http.StatusUnauthorized {
+		t.Errorf("replay after a restart of the delivery that ran: %d %s", s, raw)
+	}
+}
