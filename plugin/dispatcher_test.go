@@ -69,9 +69,9 @@ func TestHandlerLimit(t *testing.T) {
 	for i := 1; i <= 11; i++ {
 		mustRegister(t, d, HookSessionStart, h(fmt.Sprintf("p%d", i)), WithSource(fmt.Sprintf("p%d", i)))
 	}
-	line, ok := logs.find("WARN", "left out", "event=SessionStart", "source=p11")
+	line, ok := logs.Find("WARN", "left out", "event=SessionStart", "source=p11")
 	if !ok {
-		t.Fatalf("no warning naming the event and the 11th handler; logs: %q", logs.lines())
+		t.Fatalf("no warning naming the event and the 11th handler; logs: %q", logs.Lines())
 	}
 	if !strings.Contains(line, "limit=10") {
 		t.Errorf("warning should state the limit: %s", line)
@@ -79,8 +79,8 @@ func TestHandlerLimit(t *testing.T) {
 	// Counted in dispatch order: a managed handler registered last runs first
 	// and pushes the last plugin handler out.
 	mustRegister(t, d, HookSessionStart, h("managed"), WithSource("managed"), WithLayer(LayerManaged))
-	if _, ok := logs.find("left out", "source=p10"); !ok {
-		t.Errorf("p10 pushed out without a warning; logs: %q", logs.lines())
+	if _, ok := logs.Find("left out", "source=p10"); !ok {
+		t.Errorf("p10 pushed out without a warning; logs: %q", logs.Lines())
 	}
 	rep, err := d.DispatchReport(context.Background(), &HookPayload{Event: HookSessionStart})
 	if err != nil {
@@ -162,8 +162,8 @@ func TestDeadlineAbandonsHandler(t *testing.T) {
 	if rep.Handlers[1].Duration <= 0 {
 		t.Error("the abandoned handler has no duration")
 	}
-	if _, ok := logs.find("WARN", "abandoned", "source=hung", "event=PreToolUse"); !ok {
-		t.Errorf("no log naming the abandoned handler: %q", logs.lines())
+	if _, ok := logs.Find("WARN", "abandoned", "source=hung", "event=PreToolUse"); !ok {
+		t.Errorf("no log naming the abandoned handler: %q", logs.Lines())
 	}
 }
 
@@ -297,8 +297,8 @@ func TestIsolation(t *testing.T) {
 		{"WARN", "failed", "source=confused", `"block"`},
 		{"ERROR", "panicked", "source=exiting", "Goexit"},
 	} {
-		if _, ok := logs.find(parts...); !ok {
-			t.Errorf("no log line with %q; logs: %q", parts, logs.lines())
+		if _, ok := logs.Find(parts...); !ok {
+			t.Errorf("no log line with %q; logs: %q", parts, logs.Lines())
 		}
 	}
 }
@@ -494,8 +494,8 @@ func TestTypedNilErrorIsIsolated(t *testing.T) {
 	if err != nil || res.Decision != DecisionDeny || !strings.Contains(res.Message, "nilErr") {
 		t.Errorf("%+v %v", res, err)
 	}
-	if _, ok := logs.find("failed", "source=typed-nil"); !ok {
-		t.Errorf("not logged: %q", logs.lines())
+	if _, ok := logs.Find("failed", "source=typed-nil"); !ok {
+		t.Errorf("not logged: %q", logs.Lines())
 	}
 }
 

@@ -6,16 +6,13 @@ package apptest
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/logtest"
 	"github.com/podcode/podcode/plugin"
 )
 
@@ -36,99 +33,8 @@ type Project struct {
 	Untrusted bool
 }
 
-// Logs keeps log records.
-type Logs struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-// Lines renders each record as "LEVEL msg k=v ...".
-func (l *Logs) Lines() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.lines...)
-}
-
-// Find returns the first line containing every part.
-func (l *Logs) Find(parts ...string) (string, bool) {
-	for _, line := range l.Lines() {
-		if containsAll(line, parts) {
-			return line, true
-		}
-	}
-	return "", false
-}
-
-// Count counts the lines containing every part.
-func (l *Logs) Count(parts ...string) int {
-	n := 0
-	for _, line := range l.Lines() {
-		if containsAll(line, parts) {
-			n++
-		}
-	}
-	return n
-}
-
-func containsAll(line string, parts []string) bool {
-	for _, p := range parts {
-		if !strings.Contains(line, p) {
-			return false
-		}
-	}
-	return true
-}
-
-// Require fails t unless a line contains every part.
-func (l *Logs) Require(t testing.TB, parts ...string) string {
-	t.Helper()
-	line, ok := l.Find(parts...)
-	if !ok {
-		t.Fatalf("no log line contains %q; logs:\n%s", parts, strings.Join(l.Lines(), "\n"))
-	}
-	return line
-}
-
-// Await is Require for a line written after the call that causes it
-// returns (by a plugin's loop, after its job): it waits up to 10 s for it.
-func (l *Logs) Await(t testing.TB, parts ...string) string {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if line, ok := l.Find(parts...); ok {
-			return line
-		}
-	}
-	return l.Require(t, parts...)
-}
-
-type handler struct {
-	l     *Logs
-	attrs []slog.Attr
-}
-
-func (h *handler) Enabled(context.Context, slog.Level) bool { return true }
-func (h *handler) WithAttrs(a []slog.Attr) slog.Handler {
-	return &handler{l: h.l, attrs: append(append([]slog.Attr(nil), h.attrs...), a...)}
-}
-func (h *handler) WithGroup(string) slog.Handler { return h }
-func (h *handler) Handle(_ context.Context, r slog.Record) error {
-	var b strings.Builder
-	b.WriteString(r.Level.String() + " " + r.Message)
-	for _, a := range h.attrs {
-		fmt.Fprintf(&b, " %s=%s", a.Key, a.Value)
-	}
-	r.Attrs(func(a slog.Attr) bool {
-		fmt.Fprintf(&b, " %s=%s", a.Key, a.Value)
-		return true
-	})
-	h.l.mu.Lock()
-	h.l.lines = append(h.l.lines, b.String())
-	h.l.mu.Unlock()
-	return nil
-}
-
-// Logger returns a logger that keeps its lines in l.
-func (l *Logs) Logger() *slog.Logger { return slog.New(&handler{l: l}) }
+// Logs keeps log records; see logtest.Logs.
+type Logs = logtest.Logs
 
 // Dir writes the project and returns its directory.
 func Dir(t testing.TB, p Project) string {

@@ -1,7 +1,6 @@
 package jsrt
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,23 +15,13 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+
+	"github.com/podcode/podcode/internal/logtest"
 )
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
-func newRT(t testing.TB, src string, opts ...func(*Options)) (*Runtime, *syncBuffer) {
+func newRT(t testing.TB, src string, opts ...func(*Options)) (*Runtime, *logtest.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	o := Options{Name: "test-plugin", Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Cwd: t.TempDir(), Env: map[string]string{"GREETING": "hi"}} // the default job limit: a busy machine must not look like a spin
 	for _, f := range opts {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/podcode/podcode/internal/config"
+	"github.com/podcode/podcode/internal/logtest"
 	"github.com/podcode/podcode/internal/store"
 	"github.com/podcode/podcode/plugin"
 )
@@ -47,7 +48,7 @@ type fixture struct {
 	hooks    *plugin.Dispatcher
 	now      time.Time
 	startErr atomic.Pointer[error]
-	log      syncBuffer
+	log      logtest.Buffer
 
 	mu       sync.Mutex
 	starts   []started
@@ -177,24 +178,6 @@ func (f *fixture) nothingRan() {
 	if s, r := f.counts(); s != 0 || r != 0 {
 		f.t.Fatalf("something ran: %d turns started, %d WebhookReceived dispatched", s, r)
 	}
-}
-
-// syncBuffer is a log sink the handler goroutines share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func readIssue(t *testing.T) []byte {
