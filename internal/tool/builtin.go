@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,8 +16,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
-
-	"github.com/podcode/podcode/internal/proc"
 )
 
 // Options configure the built-in tools.
@@ -101,6 +98,10 @@ func unavailable(id string) func(context.Context, Call, map[string]any) (Result,
 
 type builtins struct{ o Options }
 
+// ws is the workspace of a call: the one its context carries, else the
+// tools' own.
+func (b builtins) ws(ctx context.Context) Workspace { return WorkspaceFrom(ctx, b.o.Workspace) }
+
 func str(args map[string]any, k string) string {
 	s, _ := args[k].(string)
 	return s
@@ -124,21 +125,22 @@ func num(args map[string]any, k string, def int) int {
 }
 
 // readFile reads the file args name, inside the workspace.
-func (b builtins) readFile(args map[string]any) (path string, data []byte, err error) {
-	if path, err = b.o.Workspace.Resolve(str(args, "path")); err != nil {
+func (b builtins) readFile(ws Workspace, args map[string]any) (path string, data []byte, err error) {
+	if path, err = ws.Resolve(str(args, "path")); err != nil {
 		return "", nil, err
 	}
 	data, err = os.ReadFile(path)
 	return path, data, err
 }
 
-func (b builtins) read(_ context.Context, _ Call, args map[string]any) (Result, error) {
-	path, data, err := b.readFile(args)
+func (b builtins) read(ctx context.Context, _ Call, args map[string]any) (Result, error) {
+	ws := b.ws(ctx)
+	path, data, err := b.readFile(ws, args)
 	if err != nil {
 		return Result{}, err
 	}
 	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
-		return Result{}, fmt.Errorf("%s is not a text file", b.o.Workspace.rel(path))
+		return Result{}, fmt.Errorf("%s is not a text file", ws.rel(path))
 	}
 	offset, limit := num(args, "offset", 0), num(args, "limit", maxReadLines)
 	lines := strings.SplitAfter(string(data), "\n")
@@ -157,12 +159,13 @@ func (b builtins) read(_ context.Context, _ Call, args map[string]any) (Result, 
 	if end < len(lines) {
 		fmt.Fprintf(&out, "(%d more lines; read on with offset %d)\n", len(lines)-end, end)
 	}
-	return Result{Title: b.o.Workspace.rel(path), Output: out.String(),
+	return Result{Title: ws.rel(path), Output: out.String(),
 		Metadata: map[string]any{"lines": len(lines)}}, nil
 }
 
-func (b builtins) write(_ context.Context, _ Call, args map[string]any) (Result, error) {
-	path, err := b.o.Workspace.Resolve(str(args, "path"))
+func (b builtins) write(ctx context.Context, _ Call, args map[string]any) (Result, error) {
+	ws := b.ws(ctx)
+	path, err := ws.Resolve(str(args, "path"))
 	if err != nil {
 		return Result{}, err
 	}
@@ -178,7 +181,7 @@ func (b builtins) write(_ context.Context, _ Call, args map[string]any) (Result,
 	if existed {
 		verb = "overwrote"
 	}
-	rel := b.o.Workspace.rel(path)
+	rel := ws.rel(path)
 	return Result{Title: rel, Output: fmt.Sprintf("%s %s (%d bytes)", verb, rel, len(content)),
 		Metadata: map[string]any{"bytes": len(content), "created": !existed}}, nil
 }
@@ -209,14 +212,15 @@ func writeFileAtomic(path string, data []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-func (b builtins) edit(_ context.Context, _ Call, args map[string]any) (Result, error) {
-	path, data, err := b.readFile(args)
+func (b builtins) edit(ctx context.Context, _ Call, args map[string]any) (Result, error) {
+	ws := b.ws(ctx)
+	path, data, err := b.readFile(ws, args)
 	if err != nil {
 		return Result{}, err
 	}
 	old, repl := str(args, "old_string"), str(args, "new_string")
 	all, _ := args["replace_all"].(bool)
-	rel := b.o.Workspace.rel(path)
+	rel := ws.rel(path)
 	n := strings.Count(string(data), old)
 	switch {
 	case n == 0:
@@ -238,87 +242,21 @@ func (b builtins) edit(_ context.Context, _ Call, args map[string]any) (Result, 
 		Metadata: map[string]any{"replacements": n}}, nil
 }
 
-func (b builtins) bash(parent context.Context, _ Call, args map[string]any) (Result, error) {
-	dir := b.o.Workspace.Root
-	if wd := str(args, "workdir"); wd != "" {
-		var err error
-		if dir, err = b.o.Workspace.Resolve(wd); err != nil {
-			return Result{}, err
-		}
-	}
-	timeout := b.o.BashTimeout
-	if ms := num(args, "timeout", 0); ms > 0 && time.Duration(ms)*time.Millisecond < timeout {
-		timeout = time.Duration(ms) * time.Millisecond
-	}
-	ctx, cancel := context.WithTimeout(parent, timeout)
-	defer cancel()
-	command := str(args, "command")
-	cmd := exec.CommandContext(ctx, "bash", "-c", command)
-	cmd.Dir = dir
-	// Its own process group, so a timeout or a cancelled turn kills the
-	// command's children too, not only bash.
-	proc.KillGroup(cmd)
-	var out tailBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	start := time.Now()
-	err := cmd.Run()
-	exit := 0
-	var ee *exec.ExitError
-	switch {
-	case parent.Err() != nil:
-		return Result{}, fmt.Errorf("bash: %q was cancelled: %w", command, parent.Err())
-	case ctx.Err() != nil:
-		return Result{}, fmt.Errorf("bash: %q did not finish within %s and was killed; output so far:\n%s", command, timeout, out.String())
-	case errors.As(err, &ee):
-		exit = ee.ExitCode()
-	case err != nil:
-		return Result{}, fmt.Errorf("bash: %w", err)
-	}
-	output := out.String()
-	if exit != 0 {
-		output += fmt.Sprintf("\n(exit status %d)", exit)
-	}
-	return Result{Title: command, Output: output,
-		Metadata: map[string]any{"exit": exit, "elapsed_ms": time.Since(start).Milliseconds(), "truncated": out.dropped > 0}}, nil
-}
-
-// tailBuffer keeps the last maxOutputBytes written to it.
-type tailBuffer struct {
-	buf     []byte
-	dropped int
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - maxOutputBytes; over > 0 {
-		t.dropped += over
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	s := strings.ToValidUTF8(string(t.buf), "�")
-	if t.dropped > 0 {
-		return fmt.Sprintf("(%d bytes of earlier output dropped)\n%s", t.dropped, s)
-	}
-	return s
-}
-
 // skipDir reports directories that searches never enter.
 func skipDir(name string) bool {
 	return name == ".git" || name == "node_modules" || name == ".podcode"
 }
 
-func (b builtins) searchRoot(args map[string]any) (string, error) {
+func searchRoot(ws Workspace, args map[string]any) (string, error) {
 	if p := str(args, "path"); p != "" {
-		return b.o.Workspace.Resolve(p)
+		return ws.Resolve(p)
 	}
-	return b.o.Workspace.Root, nil
+	return ws.Root, nil
 }
 
 func (b builtins) glob(ctx context.Context, _ Call, args map[string]any) (Result, error) {
-	root, err := b.searchRoot(args)
+	ws := b.ws(ctx)
+	root, err := searchRoot(ws, args)
 	if err != nil {
 		return Result{}, err
 	}
@@ -346,7 +284,7 @@ func (b builtins) glob(ctx context.Context, _ Call, args map[string]any) (Result
 			truncated = true
 			return filepath.SkipAll
 		}
-		matches = append(matches, b.o.Workspace.rel(p))
+		matches = append(matches, ws.rel(p))
 		return nil
 	})
 	if err != nil {
@@ -363,7 +301,8 @@ func (b builtins) glob(ctx context.Context, _ Call, args map[string]any) (Result
 }
 
 func (b builtins) grep(ctx context.Context, _ Call, args map[string]any) (Result, error) {
-	root, err := b.searchRoot(args)
+	ws := b.ws(ctx)
+	root, err := searchRoot(ws, args)
 	if err != nil {
 		return Result{}, err
 	}
@@ -418,7 +357,7 @@ func (b builtins) grep(ctx context.Context, _ Call, args map[string]any) (Result
 			if len(text) > maxLineBytes {
 				text = text[:maxLineBytes] + "…"
 			}
-			fmt.Fprintf(&out, "%s:%d: %s\n", b.o.Workspace.rel(p), n, text)
+			fmt.Fprintf(&out, "%s:%d: %s\n", ws.rel(p), n, text)
 		}
 		return nil
 	})

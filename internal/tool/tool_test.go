@@ -291,3 +291,31 @@ func TestWebfetch(t *testing.T) {
 		t.Errorf("file URL: %v", err)
 	}
 }
+
+// A call whose context carries a workspace works there and nowhere else:
+// a tenant's turn cannot reach the project its tools were made for.
+func TestCallWorksInTheWorkspaceItsContextCarries(t *testing.T) {
+	project, defs := newWorkspace(t)
+	if err := os.WriteFile(filepath.Join(project.Root, "secret.txt"), []byte("project\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "mine.txt"), []byte("tenant\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := WithWorkspace(context.Background(), Workspace{Root: other})
+	res, err := defs["read"].Execute(ctx, Call{}, map[string]any{"path": "mine.txt"})
+	if err != nil || !strings.Contains(res.Output, "tenant") {
+		t.Fatalf("read in the context's workspace: %+v, %v", res, err)
+	}
+	if _, err := defs["read"].Execute(ctx, Call{}, map[string]any{"path": filepath.Join(project.Root, "secret.txt")}); err == nil {
+		t.Fatal("a call in another workspace read the project's file")
+	}
+	res, err = defs["bash"].Execute(ctx, Call{}, map[string]any{"command": "pwd"})
+	if err != nil || strings.TrimSpace(res.Output) != other {
+		t.Fatalf("bash ran in %q (%v), want %q", res.Output, err, other)
+	}
+}

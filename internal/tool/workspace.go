@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +15,24 @@ import (
 type Workspace struct {
 	Root    string   // the project directory, absolute
 	Allowed []string // more directories, absolute
+}
+
+type workspaceKey struct{}
+
+// WithWorkspace returns ctx whose built-in tool calls work in w rather than
+// in the workspace the tools were made with: a tenant's turn carries its
+// tenant's workspace this way, and sub-agents inherit it with the context.
+func WithWorkspace(ctx context.Context, w Workspace) context.Context {
+	return context.WithValue(ctx, workspaceKey{}, w)
+}
+
+// WorkspaceFrom returns the workspace ctx carries, or def when it carries
+// none.
+func WorkspaceFrom(ctx context.Context, def Workspace) Workspace {
+	if w, ok := ctx.Value(workspaceKey{}).(Workspace); ok {
+		return w
+	}
+	return def
 }
 
 // Resolve returns the absolute form of path (relative paths are relative to
