@@ -215,11 +215,11 @@ func project(t *testing.T) (dir, home string) {
 	return dir, home
 }
 
-// env is the environment of every podcode the tests run: its own config
-// and cache folders, no token, and no blanket trust.
+// env is the environment of every podcode the tests run: its own config,
+// cache and data folders, no token, and no blanket trust.
 func env(home string) []string {
 	return append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
-		"PODCODE_API_TOKEN=", "PODCODE_TRUST_ALL=")
+		"XDG_DATA_HOME="+filepath.Join(home, "data"), "PODCODE_API_TOKEN=", "PODCODE_TRUST_ALL=")
 }
 
 // podcode runs the binary in dir and returns its output.

@@ -4,8 +4,11 @@
 //
 // Boot, in order:
 //
-//  1. Load the config (user's, then the project's); a bad file is an error
-//     that names file, line and key.
+//  1. Load the config (user's, then the project's, through config.Keys);
+//     a bad file is an error that names file, line and key. The project's
+//     settings that need trust are one trust item of kind config, merged
+//     only once the gate allows it (gateProjectConfig), before anything
+//     reads the config.
 //  2. Register the built-in tools.
 //  3. Load the plugins (jsplugin's lifecycle: find, bundle, import,
 //     validate, server(), drain tool, register).
@@ -23,7 +26,8 @@
 //
 // Code that came with the project (its plugins, manifests, .claude hooks)
 // passes the trust gate first (package trust): untrusted code is skipped
-// with a warning before any of it runs.
+// with a warning before any of it runs, and a guard among it denies what
+// it matches instead (trust.go in this package says how).
 package app
 
 import (
@@ -31,12 +35,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/podcode/podcode/internal/bus"
@@ -69,6 +71,10 @@ type App struct {
 	Trust   *trust.Gate        // what project code was allowed or refused
 	// Manifests are the manifest plugins and their processes.
 	Manifests *manifest.Set
+	// DataDir holds the database and the tenants' workspaces, outside the
+	// project (Options.DataDir, else store.DataDir); created when first
+	// written.
+	DataDir string
 
 	claude *claudehooks.Registration // the project's Claude Code hooks, if any
 }
@@ -90,6 +96,9 @@ type Options struct {
 	// Hooks registers Go lifecycle handlers, such as an embedding program's
 	// own, on the dispatcher before anything runs.
 	Hooks func(d *plugin.Dispatcher) error
+	// DataDir is where the database and the tenants' workspaces are kept
+	// (--data); "" for store.DataDir, the user's data folder.
+	DataDir string
 }
 
 // Boot starts Podcode in cwd.
@@ -110,18 +119,6 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 	if log == nil {
 		log = logging.New(os.Stderr, logging.LevelFromEnv(), secrets)
 	}
-	for _, w := range cfg.Warnings {
-		log.Warn("config: " + w)
-	}
-	a := &App{Cwd: cwd, Config: cfg, Log: log, Bus: bus.New(log), Tools: tool.NewRegistry(log), Models: provider.NewCatalog(cfg),
-		Redact: logging.NewRedactor(secrets)}
-	bash := time.Duration(cfg.Tools.BashTimeoutMs) * time.Millisecond
-	for _, d := range tool.Builtins(tool.Options{Workspace: tool.Workspace{Root: cwd, Allowed: cfg.Tools.AllowedPaths}, BashTimeout: bash,
-		Fetch: tool.FetchOptions{AllowPrivate: cfg.Tools.AllowPrivateFetch}}) {
-		if err := a.Tools.Add(d); err != nil {
-			return nil, err
-		}
-	}
 	store, err := trust.Open(userDir)
 	if err != nil {
 		return nil, err
@@ -130,8 +127,32 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 	if tlog == nil {
 		tlog = log
 	}
-	a.Trust = &trust.Gate{Project: cwd, Store: store, All: o.TrustAll,
-		Disabled: cfg.DisableProjectPlugins, Log: tlog}
+	gate := &trust.Gate{Project: cwd, Store: store, All: o.TrustAll, Disabled: cfg.DisableProjectPlugins, Log: tlog}
+	// The project's settings that need trust are merged, or not, before
+	// anything reads the config.
+	gateProjectConfig(cwd, cfg, gate, log)
+	for _, w := range cfg.Warnings {
+		log.Warn("config: " + w)
+	}
+	a := &App{Cwd: cwd, Config: cfg, Log: log, Bus: bus.New(log), Tools: tool.NewRegistry(log), Models: provider.NewCatalog(cfg),
+		Redact: logging.NewRedactor(secrets), Trust: gate}
+	for _, w := range a.Models.Warnings {
+		log.Warn("config: " + w)
+	}
+	if a.DataDir, err = dataDir(cwd, o.DataDir); err != nil {
+		return nil, err
+	}
+	ws, err := a.Workspace(0)
+	if err != nil {
+		return nil, err
+	}
+	bash := time.Duration(cfg.Tools.BashTimeoutMs) * time.Millisecond
+	for _, d := range tool.Builtins(tool.Options{Workspace: ws, BashTimeout: bash,
+		Fetch: tool.FetchOptions{AllowPrivate: cfg.Tools.AllowPrivateFetch}}) {
+		if err := a.Tools.Add(d); err != nil {
+			return nil, err
+		}
+	}
 
 	cache := o.BundleCache
 	switch cache {
@@ -154,7 +175,13 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 		}
 	}
 	a.Hooks = plugin.NewDispatcher(plugin.WithLogger(log))
-	policy := guard.NewPolicy(cfg.Permission)
+	policy := guard.NewPolicy(cfg.Permission, cfg.ProjectPermission)
+	for tool, d := range policy.Loosening() {
+		// A rule of the same key is named by the config already.
+		if o := cfg.Origins("permission." + tool); len(o) > 0 && cfg.Permission[tool] == "" {
+			log.Warn("config: " + o[len(o)-1].At() + fmt.Sprintf(": %s has no effect: the user's rules say %s for %s, and a project's file may only tighten them", o[len(o)-1].Value, d, tool))
+		}
+	}
 	if err := a.Hooks.Register(plugin.HookPreToolUse, policy.Voter(), plugin.WithLayer(plugin.LayerConfig), plugin.WithSource("config:permission")); err != nil {
 		return nil, err
 	}
@@ -177,38 +204,9 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 			}
 		}
 	}
-	var trusted sync.Map // *manifest.Manifest → the fingerprint it was allowed with
-	mo := manifest.Options{Cwd: cwd, Log: log, Overrides: cfg.HookOverridesFor, Disabled: cfg.DisabledFor,
-		Allow: func(m *manifest.Manifest) (bool, string) {
-			if !m.Project {
-				return true, ""
-			}
-			it, err := m.TrustItem(cwd)
-			if err != nil {
-				log.Warn("manifest: plugin refused", "plugin", m.ID, "error", err.Error())
-				return false, err.Error()
-			}
-			ok, why := a.Trust.Allow(it)
-			if ok {
-				trusted.Store(m, it.Fingerprint)
-			}
-			return ok, why
-		}}
-	if !a.Trust.All {
-		// Scripts are read again at every run: what runs must still be
-		// what was trusted, whatever changed the files since (a tool
-		// call, a git pull).
-		mo.Recheck = func(m *manifest.Manifest) error {
-			fp, ok := trusted.Load(m)
-			if !ok {
-				return nil // the user's own
-			}
-			return stillTrusted(m.TrustItem(cwd))(fp.(string))
-		}
-	}
+	mo := manifest.Options{Cwd: cwd, Log: log, Overrides: cfg.HookOverridesFor, Disabled: cfg.DisabledFor, Trust: a.manifestTrust}
 	a.Manifests = manifest.Register(a.Hooks, manifest.Discover(cwd, userDir, manifests), mo)
 	registerClaudeHooks(a, cfg.HookOverridesFor(true))
-	gateProjectJobs(a)
 	a.Guard = &guard.Guard{Hooks: a.Hooks, Policy: policy, LoopLimit: cfg.Agent.LoopGuard,
 		AskTimeout: time.Duration(cfg.Agent.AskTimeoutMs) * time.Millisecond}
 	a.Runner = &pipeline.Runner{Plugins: a.Plugins, Tools: a.Tools, Bus: a.Bus, Log: log, HookTimeout: o.HookTimeout, Gate: a.Guard}
@@ -223,95 +221,51 @@ func (a *App) Close() {
 	a.claude.Close()
 }
 
-// registerClaudeHooks registers the project's .claude/settings.json hooks
-// once the trust gate allows them. A settings file that does not parse is
-// a warning: the server carries on without them.
-func registerClaudeHooks(a *App, overrides map[string]bool) {
-	if slices.Contains(a.Config.DisabledFor(true), ClaudeHooksID) {
-		a.Log.Info("claude hooks: disabled by the config; not loaded")
+// gateProjectConfig asks the trust gate about the settings of the
+// project's podcode.json that need trust (config.Keys: a replay, request
+// options, new models, cron jobs, webhooks) as one item of kind config.
+// Its fingerprint covers exactly those settings, in key order, with their
+// values in canonical JSON, and the content of the files they name (a
+// replay's recording): editing another key, a comment or the layout does
+// not untrust it; editing one of them does. Allowed, they are merged into
+// the config; refused, each is named in a warning with its position.
+func gateProjectConfig(cwd string, cfg *config.Config, gate *trust.Gate, log *slog.Logger) {
+	pending := cfg.Pending()
+	if len(pending) == 0 {
 		return
 	}
-	s, err := claudehooks.Load(a.Cwd)
-	if err != nil {
-		a.Log.Warn("claude hooks: not loaded", "error", err.Error())
-		return
-	}
-	if len(s.Hooks) == 0 {
-		return
-	}
-	it, err := s.TrustItem(a.Cwd)
-	if err != nil {
-		a.Log.Warn("claude hooks: not loaded", "error", err.Error())
-		return
-	}
-	if ok, _ := a.Trust.Allow(it); !ok {
-		return // the gate said why
-	}
-	var recheck func() error
-	if !a.Trust.All {
-		recheck = func() error { return stillTrusted(s.TrustItem(a.Cwd))(it.Fingerprint) }
-	}
-	kept := s.Hooks[:0]
-	for _, h := range s.Hooks {
-		ev, _ := claudehooks.PodcodeEvent(h.Event)
-		if on, ok := overrides[ClaudeHooksID+"/"+string(ev)]; ok && !on {
-			a.Log.Info("claude hooks: disabled by the config", "event", h.Event, "command", h.Command)
-			continue
-		}
-		kept = append(kept, h)
-	}
-	s.Hooks = kept
-	a.claude, err = claudehooks.Register(a.Hooks, s, claudehooks.Options{ProjectDir: a.Cwd, Log: a.Log, Recheck: recheck})
-	if err != nil {
-		a.Log.Warn("claude hooks: some were not registered", "error", err.Error())
-	}
-}
-
-// stillTrusted compares an item computed now with the fingerprint it was
-// trusted with at start-up.
-func stillTrusted(now trust.Item, err error) func(fingerprint string) error {
-	return func(fp string) error {
-		if err != nil {
-			return err
-		}
-		if now.Fingerprint != fp {
-			return fmt.Errorf("%s %s changed since it was trusted; run `podcode trust` and restart", now.Kind, now.Name)
-		}
-		return nil
-	}
-}
-
-// gateProjectJobs keeps the project's cron jobs and webhooks in the config
-// only if the trust gate allows them: they run prompts with no one there.
-func gateProjectJobs(a *App) {
+	slices.SortStableFunc(pending, func(a, b config.Setting) int { return strings.Compare(a.Key, b.Key) })
 	var h trust.Hasher
-	var n int
-	for _, j := range a.Config.Cron {
-		if j.Project {
-			data, _ := json.Marshal(j)
-			h.Text(fmt.Sprintf("cron %s: %q at %q", j.Name, j.Prompt, j.Schedule), data)
-			n++
+	for _, s := range pending {
+		h.Text(s.Key+" = "+string(s.Value), []byte(s.Key+"\x00"+string(s.Value)))
+		var file string
+		if s.Row.File && json.Unmarshal(s.Value, &file) == nil && file != "" {
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(filepath.Dir(s.File), file)
+			}
+			h.File(trust.Shown(file, cwd), file)
 		}
-	}
-	names := slices.Sorted(maps.Keys(a.Config.Webhooks))
-	for _, name := range names {
-		if w := a.Config.Webhooks[name]; w.Project {
-			data, _ := json.Marshal(w)
-			h.Text(fmt.Sprintf("webhook %s: %q", name, w.Prompt), append([]byte(name+"\x00"), data...))
-			n++
-		}
-	}
-	if n == 0 {
-		return
 	}
 	it, err := h.Item(trust.KindConfig, config.FileName)
-	if err == nil {
-		if ok, _ := a.Trust.Allow(it); ok {
+	why := ""
+	switch {
+	case err != nil:
+		why = err.Error()
+	default:
+		var ok bool
+		if ok, why = gate.Allow(it); ok {
+			if err := cfg.ApplyTrusted(); err != nil {
+				log.Warn("config: the project's trusted settings", "error", err.Error())
+			}
 			return
 		}
 	}
-	a.Config.Cron = slices.DeleteFunc(a.Config.Cron, func(j config.CronJob) bool { return j.Project })
-	maps.DeleteFunc(a.Config.Webhooks, func(_ string, w config.Webhook) bool { return w.Project })
+	if gate.Log != nil { // the gate's logger: quiet while `podcode trust` surveys
+		log = gate.Log
+	}
+	for _, s := range pending {
+		log.Warn("config: " + s.At() + ": not applied until the project's configuration is trusted (" + s.Row.Why + "): " + why)
+	}
 }
 
 // ClaudeHooksID is the id the config's hooks overrides and disabled_plugins
@@ -343,7 +297,9 @@ func splitPlugins(cfg *config.Config) (*config.Config, []manifest.Found) {
 }
 
 // Secrets are the values no log line may show: secret-looking environment
-// variables and config values.
+// variables and config values, the project's settings still held back for
+// trust included (they are logged when refused). {env:NAME} values count
+// as written and as expanded.
 func Secrets(cfg *config.Config) []string {
 	s := logging.EnvSecrets(os.Environ())
 	for _, w := range cfg.Webhooks {
@@ -353,10 +309,20 @@ func Secrets(cfg *config.Config) []string {
 		s = append(s, config.ExpandEnv(t.Token))
 	}
 	s = append(s, cfg.Server.Token)
+	held := map[string]any{}
+	for _, p := range cfg.Pending() {
+		held[p.Key] = map[string]json.RawMessage{p.Path[len(p.Path)-1]: p.Value}
+	}
 	var tree any
-	if b, err := json.Marshal(map[string]any{"provider": cfg.Provider, "plugin_config": cfg.PluginConfig}); err == nil {
+	if b, err := json.Marshal(map[string]any{"provider": cfg.Provider, "plugin_config": cfg.PluginConfig,
+		"project_plugin_config": cfg.ProjectPluginConfig, "held": held}); err == nil {
 		if json.Unmarshal(b, &tree) == nil {
-			s = append(s, logging.ValueSecrets(tree)...)
+			for _, v := range logging.ValueSecrets(tree) {
+				s = append(s, v)
+				if x := config.ExpandEnv(v); x != v {
+					s = append(s, x)
+				}
+			}
 		}
 	}
 	return s

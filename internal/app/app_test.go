@@ -103,7 +103,7 @@ func TestProjectJobsNeedTrust(t *testing.T) {
 
 // Trusted scripts are checked again before every run: an edit after
 // start-up (a tool call, a git pull) stops them rather than running
-// content nobody trusted.
+// content nobody trusted; a guard among them denies instead.
 func TestScriptsRecheckedAtEveryRun(t *testing.T) {
 	p := claudeProject(t)
 	p.Untrusted, p.UserDir = true, t.TempDir()
@@ -126,9 +126,14 @@ func TestScriptsRecheckedAtEveryRun(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, ".claude/hooks/block-rm.sh"), []byte("exit 0\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "guards/audit/notes.txt"), []byte("new file in the plugin"), 0o644)
-	if _, _, err := a.Runner.CallTool(ctx, tool.Call{}, "bash", map[string]any{"command": "rm -rf nothing-here"}); err != nil {
+	// The PreToolUse hook is a guard: changed, it denies what it matches.
+	if _, _, err := a.Runner.CallTool(ctx, tool.Call{}, "bash", map[string]any{"command": "rm -rf nothing-here"}); err == nil ||
+		!strings.Contains(err.Error(), "claude-hooks .claude/settings.json changed since it was trusted") {
 		t.Errorf("the call: %v", err)
 	}
-	logs.Require(t, "hook handler failed", "not run", "claude-hooks .claude/settings.json changed since it was trusted")
-	logs.Require(t, "hook handler failed", "audit", "manifest guards/audit changed since it was trusted")
+	// Any other handler is not run, and says why.
+	if _, _, err := a.Runner.CallTool(ctx, tool.Call{}, "read", map[string]any{"path": "podcode.json"}); err != nil {
+		t.Errorf("read: %v", err)
+	}
+	logs.Require(t, "hook handler failed", "audit", "not run", "manifest guards/audit changed since it was trusted")
 }

@@ -26,7 +26,12 @@ type Project struct {
 	JobLimit     time.Duration
 	BootTimeout  time.Duration
 	UserDir      string // the user's Podcode folder; "" for an empty one
-	Hooks        func(*plugin.Dispatcher) error
+	DataDir      string // the data directory (database, tenants' workspaces); "" for a new temporary one
+	// User holds the keys of the user's podcode.json, written into
+	// UserDir at boot: what a project's file may not set (endpoints, keys,
+	// server.*) goes here.
+	User  map[string]any
+	Hooks func(*plugin.Dispatcher) error
 	// Untrusted boots without trusting the project's code, as a user who
 	// never ran `podcode trust` would; by default the project is trusted,
 	// as the tests' own fixtures are.
@@ -83,8 +88,17 @@ func BootDir(t testing.TB, dir string, p Project) (*app.App, *Logs) {
 	if p.UserDir == "" {
 		p.UserDir = t.TempDir() // nothing from the real user's config
 	}
+	if p.User != nil {
+		data, _ := json.MarshalIndent(p.User, "", "  ")
+		if err := os.WriteFile(filepath.Join(p.UserDir, "podcode.json"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p.DataDir == "" {
+		p.DataDir = t.TempDir() // nothing written to the real user's data folder
+	}
 	a, err := app.Boot(context.Background(), dir, app.Options{Logger: logs.Logger(), BundleCache: "-",
-		HookTimeout: p.HookTimeout, JobLimit: p.JobLimit, BootTimeout: p.BootTimeout, UserDir: p.UserDir, Hooks: p.Hooks, TrustAll: !p.Untrusted})
+		HookTimeout: p.HookTimeout, JobLimit: p.JobLimit, BootTimeout: p.BootTimeout, UserDir: p.UserDir, DataDir: p.DataDir, Hooks: p.Hooks, TrustAll: !p.Untrusted})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,11 @@
 //     translated back to a vote (fromClaudeOutput): exit 2 blocks with
 //     stderr, JSON on stdout decides, other exit codes are non-blocking
 //     errors. The dispatcher logs errors and carries on; a Claude Code hook
-//     is never fail-closed, as in Claude Code.
+//     that fails is never fail-closed, as in Claude Code. Before it runs,
+//     Options.Check may stop it (Podcode checks that it is still what the
+//     user trusted); a guard (Hook.Guard: PreToolUse, not async) stopped
+//     there denies the call it matches instead, so that a changed guard
+//     does not silently stop guarding.
 //
 // docs/claude-hooks.md has the full mapping and what is not supported.
 package claudehooks

@@ -150,6 +150,7 @@ func toolResponse(tool, output string, input map[string]any, truncated bool) map
 func claudeInput(p *plugin.HookPayload, dir string) (map[string]any, map[string]any, error) {
 	event := ClaudeEvent(p.Event)
 	if event == "" {
+		//lint:ignore ST1005 the message starts with a product name
 		return nil, nil, fmt.Errorf("Claude Code has no %s event", p.Event)
 	}
 	in := map[string]any{

@@ -168,6 +168,7 @@ func deref(s *string) string {
 func fromClaudeOutput(event string, exitCode int, stdout, stderr []byte) (*plugin.HookResult, error) {
 	ctl, ok := controls[event]
 	if !ok {
+		//lint:ignore ST1005 the message starts with a product name
 		return nil, fmt.Errorf("Podcode does not run %s hooks", event)
 	}
 	o, perr := parseOutput(stdout)

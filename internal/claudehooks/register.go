@@ -36,10 +36,13 @@ type Options struct {
 	// Env is the hooks' environment, CLAUDE_PROJECT_DIR excepted, which is
 	// always set; nil means the server's own.
 	Env []string
-	// Recheck, when set, runs before every hook process starts; an error
-	// stops the hook (it counts as its error). Podcode checks there that
-	// the scripts are still the ones the user trusted.
-	Recheck func() error
+	// Check, when set, is called before each run of a hook (on a tool
+	// event, once the hook matches the call); an error stops the hook. A
+	// guard (Hook.Guard) then denies the call, with the error in its
+	// message: a guard that changed must not silently stop guarding. Any
+	// other hook counts it as its error. Podcode checks there that the hook
+	// is still what the user trusted.
+	Check func(h *Hook) error
 }
 
 // Registration is what Register set up. Its owner calls Close when the
@@ -135,7 +138,7 @@ func Register(d *plugin.Dispatcher, s *Settings, o Options) (*Registration, erro
 	for _, w := range s.Warnings {
 		log.Warn("claude hooks: " + w)
 	}
-	r := &runner{dir: dir, env: hookEnv(o.Env, dir), log: log, recheck: o.Recheck, reg: g}
+	r := &runner{dir: dir, env: hookEnv(o.Env, dir), log: log, check: o.Check, reg: g}
 	var errs []error
 	for i := range s.Hooks {
 		h := &s.Hooks[i]
@@ -179,11 +182,11 @@ func hookEnv(base []string, dir string) []string {
 }
 
 type runner struct {
-	dir     string
-	env     []string
-	log     *slog.Logger
-	recheck func() error
-	reg     *Registration
+	dir   string
+	env   []string
+	log   *slog.Logger
+	check func(h *Hook) error
+	reg   *Registration
 }
 
 // handler runs h once per call; see fromClaudeOutput for what its ending
@@ -200,6 +203,15 @@ func (r *runner) handler(h *Hook) plugin.HookHandler {
 			names := claudeNames(p.ToolName)
 			if !h.match.match(names...) || h.cond != nil && !h.cond.matches(names, toolInput, r.dir) {
 				return nil, nil
+			}
+		}
+		if r.check != nil {
+			if err := r.check(h); err != nil {
+				if h.Guard() {
+					return &plugin.HookResult{Decision: plugin.DecisionDeny,
+						Message: fmt.Sprintf("%s is a guard and does not run: %v", h.Source(), err)}, nil
+				}
+				return nil, fmt.Errorf("%s: not run: %w", h.Source(), err)
 			}
 		}
 		input, err := marshal(in)
@@ -247,13 +259,10 @@ func (r *runner) async(ctx context.Context, h *Hook, input []byte) {
 
 // run runs h's command with input on stdin and returns its exit code and
 // output. Not finishing within the hook's timeout, or before ctx ends, and
-// not starting at all are errors.
+// not starting at all are errors. The hook is done when its command exits
+// (proc.Run): what it left running is killed with its process group, and
+// its answer stands.
 func (r *runner) run(ctx context.Context, h *Hook, input []byte) (int, []byte, []byte, error) {
-	if r.recheck != nil {
-		if err := r.recheck(); err != nil {
-			return 0, nil, nil, fmt.Errorf("%s: not run: %w", h.Source(), err)
-		}
-	}
 	timeout := h.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -267,15 +276,15 @@ func (r *runner) run(ctx context.Context, h *Hook, input []byte) (int, []byte, [
 		for i, a := range h.Args {
 			args[i] = r.expand(a)
 		}
-		cmd = exec.CommandContext(tctx, r.expand(h.Command), args...)
+		cmd = exec.Command(r.expand(h.Command), args...)
 	case h.Shell == "bash":
-		cmd = exec.CommandContext(tctx, "bash", "-c", h.Command)
+		cmd = exec.Command("bash", "-c", h.Command)
 	default:
-		cmd = exec.CommandContext(tctx, "sh", "-c", h.Command)
+		cmd = exec.Command("sh", "-c", h.Command)
 	}
 	cmd.Dir, cmd.Env = r.dir, r.env
 	start := time.Now()
-	code, stdout, stderr, err := proc.Run(cmd, input, maxOutput)
+	code, stdout, stderr, err := proc.Output(tctx, cmd, input, maxOutput)
 	switch {
 	case ctx.Err() != nil:
 		return 0, nil, nil, fmt.Errorf("%s: stopped after %s: %w", h.Source(), time.Since(start).Round(time.Millisecond), ctx.Err())

@@ -96,6 +96,12 @@ func (h *Hook) compile() error {
 	return nil
 }
 
+// Guard reports whether the hook guards: a PreToolUse hook that is not
+// async can block the tool call. Changed since it was trusted, a guard
+// denies the calls it matches instead of being skipped (see
+// Options.Check).
+func (h *Hook) Guard() bool { return h.Event == "PreToolUse" && !h.Async }
+
 // Source names the hook in logs and reports:
 // "claude: ./check.sh (.claude/settings.json)".
 func (h *Hook) Source() string {
@@ -485,18 +491,50 @@ func position(data []byte, off int64) (line, col int) {
 }
 
 // TrustItem is the project's Claude Code hooks as trust sees them: the
-// settings files that were read, every file under .claude/hooks, and every
-// command they run, with the project's scripts those name.
+// settings files that were read, every file under .claude/hooks (through
+// symbolic links), and every command they run, with what those run of the
+// project (trust.Hasher.Command: scripts, what they source, a Makefile and
+// its includes).
 func (s *Settings) TrustItem(projectDir string) (trust.Item, error) {
 	var h trust.Hasher
 	for _, f := range s.Files {
 		h.File(f, filepath.Join(projectDir, filepath.FromSlash(f)))
 	}
-	// The scripts' usual home, whole: a script there may source another.
+	// The scripts' usual home, whole.
 	h.Dir(filepath.Join(projectDir, ".claude", "hooks"), projectDir)
-	vars := map[string]string{ProjectDirEnv: projectDir}
-	for _, hk := range s.Hooks {
-		h.Command(strings.Join(append([]string{hk.Command}, hk.Args...), " "), projectDir, projectDir, vars)
+	for i := range s.Hooks {
+		s.Hooks[i].hash(&h, projectDir)
 	}
-	return h.Item(trust.KindClaude, ".claude/settings.json")
+	return h.Item(trust.KindClaude, SettingsFile)
+}
+
+// Reads lists the directories in which the hook's command reads files
+// that cannot be known, outside .claude/hooks, which TrustItem covers
+// whole: the hook runs only while each of them, as a trust.ReadsItem, is
+// trusted too.
+func (h *Hook) Reads(projectDir string) []string {
+	var th trust.Hasher
+	hooks := filepath.Join(projectDir, ".claude", "hooks")
+	var out []string
+	for _, d := range h.hash(&th, projectDir) {
+		if rel, err := filepath.Rel(hooks, d); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// hash adds what the hook runs to th and returns the directories its
+// command reads whole.
+func (h *Hook) hash(th *trust.Hasher, projectDir string) []string {
+	vars := map[string]string{ProjectDirEnv: projectDir}
+	if h.Exec {
+		expand := func(s string) string { return strings.ReplaceAll(s, "${"+ProjectDirEnv+"}", projectDir) }
+		args := make([]string, len(h.Args))
+		for i, a := range h.Args {
+			args[i] = expand(a)
+		}
+		return th.Exec(expand(h.Command), args, projectDir, projectDir, vars)
+	}
+	return th.Command(h.Command, projectDir, projectDir, vars)
 }

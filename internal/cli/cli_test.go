@@ -12,12 +12,13 @@ import (
 )
 
 // project makes a project directory with files, enters it, and points the
-// user's config folder and the bundle cache at temp folders.
+// user's config and data folders and the bundle cache at temp folders.
 func project(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := apptest.Dir(t, apptest.Project{Files: files})
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	t.Chdir(dir)
 	return dir
 }

@@ -37,7 +37,7 @@ func newPluginListCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the loaded plugins in pipeline order, every lifecycle handler, and the load warnings",
+		Short: "List the loaded plugins in pipeline order, every lifecycle handler, the project code that does not run, and the load warnings",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return booted(cmd, func(a *app.App) error {
@@ -45,7 +45,9 @@ func newPluginListCmd() *cobra.Command {
 					Plugins   []pluginInfo         `json:"plugins"`
 					Lifecycle []plugin.HandlerInfo `json:"lifecycle"`
 					Warnings  []string             `json:"warnings"`
-				}{Plugins: []pluginInfo{}, Lifecycle: []plugin.HandlerInfo{}, Warnings: []string{}}
+					// Skipped is the project code that does not run.
+					Skipped []trust.Skip `json:"skipped"`
+				}{Plugins: []pluginInfo{}, Lifecycle: []plugin.HandlerInfo{}, Warnings: []string{}, Skipped: a.Trust.Skipped()}
 				out.Warnings = append(append(out.Warnings, a.Plugins.Warnings...), a.Manifests.Warnings...)
 				for _, ev := range plugin.HookEvents() {
 					out.Lifecycle = append(out.Lifecycle, a.Hooks.Handlers(ev)...)
@@ -84,6 +86,10 @@ func newPluginListCmd() *cobra.Command {
 						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.Event, orDash(nonEmpty(h.Matcher)), h.Layer, source)
 					}
 					tw.Flush()
+				}
+				if len(out.Skipped) > 0 {
+					fmt.Fprintln(cmd.OutOrStdout())
+					printSkipped(cmd.OutOrStdout(), a)
 				}
 				for _, w := range out.Warnings {
 					fmt.Fprintln(cmd.OutOrStdout(), "warning:", w)

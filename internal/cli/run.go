@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,14 +18,10 @@ import (
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/guard"
-	"github.com/podcode/podcode/internal/store"
 )
 
-// DBFile is the session database, in the project's .podcode folder.
-var DBFile = filepath.Join(".podcode", "podcode.db")
-
 func newRunCmd() *cobra.Command {
-	var sessionID, model string
+	var sessionID, model, data string
 	cmd := &cobra.Command{
 		Use:   `run [--session ID] "prompt"`,
 		Short: "Run one turn: print the assistant's text and each tool call as it happens",
@@ -34,13 +29,16 @@ func newRunCmd() *cobra.Command {
 text on stdout and each tool call on stderr as it happens. Without a provider in the
 config it uses the built-in offline model: a line "/tool <id> <json-args>" in the
 prompt makes it call that tool. Ctrl-C cancels the turn. The exit status is non-zero
-when the turn fails.`,
+when the turn fails.
+
+` + dataHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmdContext(cmd), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return bootedCtx(ctx, func(a *app.App) error {
-				st, err := store.Open(ctx, filepath.Join(a.Cwd, DBFile))
+			return bootedWith(ctx, withData(data), func(a *app.App) error {
+				printSkipped(cmd.ErrOrStderr(), a) // before anything of the turn runs
+				st, err := openStore(ctx, a)
 				if err != nil {
 					return err
 				}
@@ -70,6 +68,7 @@ when the turn fails.`,
 	}
 	cmd.Flags().StringVar(&sessionID, "session", "", "continue this session instead of starting a new one")
 	cmd.Flags().StringVar(&model, "model", "", `the model of a new session, "provider/model" (default: the config's)`)
+	dataFlag(cmd, &data)
 	return cmd
 }
 

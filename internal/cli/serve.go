@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -17,27 +15,37 @@ import (
 	"github.com/podcode/podcode/internal/agent"
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/server"
-	"github.com/podcode/podcode/internal/store"
 	"github.com/podcode/podcode/internal/webhook"
 )
 
 func newServeCmd() *cobra.Command {
-	var addr string
+	var addr, data string
 	cmd := &cobra.Command{
 		Use:   "serve [--addr 127.0.0.1:4096]",
 		Short: "Serve the HTTP API in the current directory",
 		Long: `Serves the HTTP API (see /openapi.json). Loopback by default; any other address
-needs an API token (PODCODE_API_TOKEN, or server.token in the config), sent as
+needs an API token (PODCODE_API_TOKEN, or server.token in the user's config), sent as
 Authorization: Bearer on every request; server.tokens in the user's config give
-tenants their own tokens. The config's webhooks are served at POST /webhooks/{name}
+tenants their own tokens. Clients are held to timeouts and connection caps
+(server.*_timeout_ms, server.max_conns, server.max_unauthenticated_conns in the
+user's config); an /events client that stops reading is disconnected and can
+resume with Last-Event-ID. The config's webhooks are served at POST /webhooks/{name}
 (signed, no token) and its cron jobs run while the server does. SIGTERM and Ctrl-C
 stop it gracefully: cron stops, running turns are cancelled and marked interrupted,
-then the database is closed.`,
+then the database is closed.
+
+Each tenant works in a directory of its own under the data directory (tenants/<id>),
+never in the project, and its bash commands run in the operating system's sandbox
+(Landlock): its workspace read-write, system directories read-only, no network unless
+tools.sandbox_network. The default tenant works in the project; tools.sandbox
+sandboxes it too.
+
+` + dataHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmdContext(cmd), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return bootedCtx(ctx, func(a *app.App) error {
+			return bootedWith(ctx, withData(data), func(a *app.App) error {
 				token := os.Getenv("PODCODE_API_TOKEN")
 				if token == "" {
 					token = a.Config.Server.Token
@@ -55,10 +63,11 @@ then the database is closed.`,
 				if err := server.CheckAddr(addr, token != "" || len(tokens) > 0); err != nil {
 					return err
 				}
-				st, err := store.Open(ctx, filepath.Join(a.Cwd, DBFile))
+				st, err := openStore(ctx, a)
 				if err != nil {
 					return err
 				}
+				logSandbox(a, len(tokens) > 0)
 				defer st.Close()
 				ag := agent.New(a, st)
 				srv := server.New(ag, token, tokens...)
@@ -74,7 +83,8 @@ then the database is closed.`,
 				if err != nil {
 					return err
 				}
-				hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+				// Timeouts and connection caps: server.* in the user's config.
+				hs, ln := srv.HTTP(ln, server.LimitsFrom(a.Config.Server))
 				fmt.Fprintf(cmd.ErrOrStderr(), "podcode serving on http://%s\n", ln.Addr())
 				a.Log.Info("server: listening", "addr", ln.Addr().String(), "plugins", len(a.Plugins.Plugins))
 				errc := make(chan error, 1)
@@ -101,5 +111,6 @@ then the database is closed.`,
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "", "the address to listen on (default 127.0.0.1:4096, or server.addr)")
+	dataFlag(cmd, &data)
 	return cmd
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/trust"
 )
 
@@ -20,7 +21,10 @@ func newTrustCmd() *cobra.Command {
 		Long: `trust lists every piece of code that came with the project in the current
 directory (plugins in .podcode/plugins or named by its podcode.json, manifest
 plugins and the programs they run, .claude/settings.json hooks and their
-scripts), with whether it is trusted. Confirmed (or with --yes), it records
+scripts, with what those source, include or run in turn, or the whole
+directory a command runs in where that cannot be known, and the settings of its podcode.json that run code or use your
+credentials: a replay, request options, models, cron jobs, webhooks), with
+whether it is trusted. Confirmed (or with --yes), it records
 their fingerprints in the user's config folder: they run from then on, until
 their content changes. Nothing of the project runs while it is listed.`,
 		Args: cobra.NoArgs,
@@ -42,6 +46,14 @@ their content changes. Nothing of the project runs while it is listed.`,
 					fmt.Fprintf(out, "\n  %s %s (%s)\n", it.Kind, it.Name, it.State)
 					for _, r := range it.Runs {
 						fmt.Fprintf(out, "      %s\n", r)
+						if it.Kind == trust.KindConfig {
+							// What trusting this setting of podcode.json allows.
+							if key, _, ok := strings.Cut(r, " = "); ok {
+								if row, ok := config.Describe(key); ok {
+									fmt.Fprintf(out, "          (%s)\n", row.Why)
+								}
+							}
+						}
 					}
 					if it.State != trust.Trusted {
 						todo = append(todo, it.Item)
@@ -65,6 +77,20 @@ their content changes. Nothing of the project runs while it is listed.`,
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "trust without asking")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what would run as JSON and record nothing")
 	return cmd
+}
+
+// printSkipped writes, for a person, the project code that does not run
+// and what that means (skipped, or denying what its guards match), each
+// with how to make it run; nothing when all of it runs.
+func printSkipped(w io.Writer, a *app.App) {
+	skipped := a.Trust.Skipped()
+	if len(skipped) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Project code that does not run:")
+	for _, s := range skipped {
+		fmt.Fprintf(w, "  %s %s (%s): %s\n", s.Kind, s.Name, s.State, s.Meaning)
+	}
 }
 
 func confirm(in io.Reader, out io.Writer, prompt string) bool {

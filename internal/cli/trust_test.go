@@ -116,3 +116,96 @@ func TestTrust(t *testing.T) {
 		t.Errorf("disable_project_plugins: %s", got)
 	}
 }
+
+// Project code that does not run is shown where the user looks: `podcode
+// run` says so on stderr before the turn, `plugin list` lists it with its
+// state, and what it means (skipped, or its guards denying).
+func TestSkippedCodeShown(t *testing.T) {
+	dir := project(t, map[string]string{
+		".podcode/plugins/guard/podcode-plugin.json": `{"id": "rm-guard", "contributes": {"hooks": [
+			{"event": "PreToolUse", "matcher": "bash", "failClosed": true, "handler": {"command": "sh ./deny.sh"}}]}}`,
+		".podcode/plugins/guard/deny.sh": "grep -q 'rm -rf' && { echo 'no rm -rf here' >&2; exit 2; }; exit 0\n",
+		".podcode/plugins/audit/podcode-plugin.json": `{"id": "audit", "contributes": {"hooks": [
+			{"event": "PostToolUse", "handler": {"command": "cat >/dev/null"}}]}}`,
+		".claude/settings.json":  `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sh .claude/hooks/check.sh"}]}]}}`,
+		".claude/hooks/check.sh": "exit 0\n",
+	})
+	if _, err := run(t, "trust", "--yes"); err != nil {
+		t.Fatal(err)
+	}
+	// The guard and the Claude hook change after they were trusted; the
+	// audit plugin comes new.
+	os.WriteFile(filepath.Join(dir, ".claude/hooks/check.sh"), []byte("exit 0 # reviewed\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".podcode/plugins/guard/deny.sh"), []byte("exit 0\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".podcode/plugins/audit/podcode-plugin.json"), []byte(`{"id": "audit", "version": "2", "contributes": {"hooks": [
+			{"event": "PostToolUse", "handler": {"command": "cat >/dev/null"}}]}}`), 0o644)
+
+	out, err := run(t, "run", `/tool bash {"command": "rm -rf x"}`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	notice, call := strings.Index(out, "Project code that does not run:"), strings.Index(out, "-> bash")
+	if notice < 0 || call < 0 || notice > call {
+		t.Fatalf("no notice before the turn:\n%s", out)
+	}
+	for _, want := range []string{
+		"manifest .podcode/plugins/guard (changed since it was trusted): its fail-closed guards deny",
+		"claude-hooks .claude/settings.json (changed since it was trusted): its fail-closed guards deny",
+		"manifest .podcode/plugins/audit (changed since it was trusted): skipped until it is trusted",
+		"run `podcode trust` in " + dir,
+		"<- bash", "is a fail-closed guard and does not run",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("podcode run does not say %q:\n%s", want, out)
+		}
+	}
+
+	text, _ := run(t, "plugin", "list")
+	if !strings.Contains(text, "Project code that does not run:") || !strings.Contains(text, "manifest .podcode/plugins/audit (changed since it was trusted)") {
+		t.Errorf("plugin list:\n%s", text)
+	}
+	var l struct {
+		Skipped []struct{ Kind, Name, State, Effect string }
+	}
+	js, _ := run(t, "plugin", "list", "--json")
+	if err := json.Unmarshal([]byte(js), &l); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range l.Skipped {
+		got[s.Kind+" "+s.Name] = s.State + ": " + s.Effect
+	}
+	want := map[string]string{
+		"manifest .podcode/plugins/guard":    "changed since it was trusted: denying",
+		"manifest .podcode/plugins/audit":    "changed since it was trusted: skipped",
+		"claude-hooks .claude/settings.json": "changed since it was trusted: denying",
+	}
+	if len(got) != len(want) {
+		t.Errorf("skipped: %v", got)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %q, want %q", k, got[k], v)
+		}
+	}
+
+	// Never trusted, a fail-closed guard denies; a Claude hook is skipped.
+	os.WriteFile(filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "podcode", trust.FileName), []byte(`{"projects": {}}`), 0o600)
+	js, _ = run(t, "plugin", "list", "--json")
+	json.Unmarshal([]byte(js), &l)
+	got = map[string]string{}
+	for _, s := range l.Skipped {
+		got[s.Kind+" "+s.Name] = s.State + ": " + s.Effect
+	}
+	if got["manifest .podcode/plugins/guard"] != "never trusted: denying" || got["claude-hooks .claude/settings.json"] != "never trusted: skipped" {
+		t.Errorf("never trusted: %v", got)
+	}
+
+	// All project code refused by the user: disabled, nothing denies.
+	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "podcode", "podcode.json")
+	os.WriteFile(user, []byte(`{"disable_project_plugins": true}`), 0o644)
+	text, _ = run(t, "plugin", "list")
+	if !strings.Contains(text, "manifest .podcode/plugins/guard (disabled): skipped: disable_project_plugins") {
+		t.Errorf("disabled:\n%s", text)
+	}
+}

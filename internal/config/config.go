@@ -7,8 +7,15 @@
 //
 // Layers, in order: the user's file ($XDG_CONFIG_HOME/podcode/podcode.json,
 // by default ~/.config/podcode/podcode.json), then the project's
-// (podcode.json in the directory Podcode starts in). How the project's file
-// merges over the user's is stated at each field of Config.
+// (podcode.json in the directory Podcode starts in).
+//
+// A project's file is code that comes with a cloned repository, and is
+// treated as such: one table, Keys, says for every key what a project's
+// file may do with it (set it, only tighten it, only add to it, reach only
+// its own code, set it once trusted, or nothing), and the merge follows
+// it. What needs trust is held back (Pending) until the caller's trust
+// gate allows it (ApplyTrusted); a project's {env:NAME} is never expanded.
+// Each merged value keeps where it came from (Origins).
 package config
 
 import (
@@ -37,34 +44,57 @@ type Config struct {
 	// names it, an absolute path, a file:// URL, or an npm package name
 	// resolved from the node_modules beside that file.
 	Plugin []PluginRef
-	// PluginConfig is plugin_config: each plugin's own block, by plugin id
-	// (SPEC P9), as raw JSON. The project's block for an id replaces the
-	// user's.
+	// PluginConfig is the user's plugin_config: each plugin's own block,
+	// by plugin id (SPEC P9), as raw JSON. A plugin reads the block of its
+	// own layer (PluginConfigFor): the project's file cannot change the
+	// config of a plugin the user installed.
 	PluginConfig map[string]json.RawMessage
+	// ProjectPluginConfig is the project's plugin_config: it reaches only
+	// the plugins that came with the project.
+	ProjectPluginConfig map[string]json.RawMessage
 	// DisabledPlugins are ids (or specifiers, or file names) never loaded:
 	// the union of both files. The project's file can only disable code
 	// that came with the project: ask DisabledFor.
 	DisabledPlugins []string
 	// disabledByUser are the user's entries of DisabledPlugins.
 	disabledByUser []string
-	// Model is "provider/model"; the project's wins. Empty means the default.
+	// Model is the user's "provider/model". Empty means the default.
 	Model string
-	// Provider configures model providers; the project's options and models
-	// merge over the user's, key by key.
+	// ProjectModel is the project's choice (Choose): the catalog takes it
+	// only if it names a model the user's file, Podcode, or the project's
+	// trusted settings define.
+	ProjectModel string
+	// Provider configures model providers. Endpoints, keys, headers and
+	// connection settings are the user's alone; a project's request
+	// options, new models and replay files need trust; a project may only
+	// lower the limits of the user's models.
 	Provider map[string]Provider
-	// Tools configures the built-in tools; the project's non-zero values win,
-	// allowed paths are the union.
+	// Tools configures the built-in tools; a project may only tighten them
+	// (shorter limits, fewer paths, private fetch off).
 	Tools Tools
-	// Permission maps a tool id or a glob over tool ids to allow, ask or
-	// deny. The project's rules are added to the user's, key by key; for a
-	// key both set, the stricter wins (deny > ask > allow): a project's
-	// file may tighten the user's rules, never loosen them.
+	// PluginLimits is the user's plugin_limits: what each JavaScript
+	// plugin may use. A project's file may only lower them, and its values
+	// reach only the plugins that came with the project (PluginLimitsFor):
+	// a lower budget stops a plugin sooner, and a cloned repository must
+	// not be able to stop the user's plugins (a guard among them).
+	PluginLimits PluginLimits
+	// projectPluginLimits are the project's plugin_limits, each lower than
+	// the user's (or the default) or not set.
+	projectPluginLimits PluginLimits
+	// Permission is the user's rules: a tool id or a glob over tool ids to
+	// allow, ask or deny.
 	Permission map[string]string
-	// Agent configures the turn loop; the project's non-zero values win.
+	// ProjectPermission is the project's rules, kept apart from the
+	// user's: for each tool, the stricter of the user's decision and the
+	// project's matching rule wins (guard.NewPolicy), so a project's exact
+	// "bash": "allow" cannot beat the user's "*": "ask".
+	ProjectPermission map[string]string
+	// Agent configures the turn loop: a project may only lower max_steps
+	// and loop_guard; its system prompt follows the user's.
 	Agent Agent
-	// Server configures `podcode serve`; the project's non-zero values win.
-	// Tenant tokens come from the user's file only: a token grants access,
-	// and a cloned repository must not be able to grant it.
+	// Server configures `podcode serve`: the user's file only. Where the
+	// server listens and who may call it are not a cloned repository's
+	// to decide.
 	Server Server
 	// Hooks switches lifecycle handlers off by "<plugin id>/<Event>"
 	// (false removes that plugin's handlers of that event). The user's
@@ -74,8 +104,9 @@ type Config struct {
 	// switches off stays off whatever the project's says.
 	Hooks map[string]HookOverride
 	// Cron jobs, by name. The project's file may add jobs, never replace
-	// the user's; its jobs are project code (they run prompts unattended)
-	// and run only once trusted (Project is set on them).
+	// the user's; its jobs are project code (they run prompts unattended):
+	// they are merged only once trusted (ApplyTrusted; Project is set on
+	// them).
 	Cron []CronJob
 	// Webhooks by name, merged as Cron.
 	Webhooks map[string]Webhook
@@ -89,9 +120,51 @@ type Config struct {
 	// UserDir is the user's Podcode folder the config was read from; its
 	// plugins folder is auto-discovered too.
 	UserDir string
-	// Warnings are problems that did not stop loading (an unknown key), each
-	// naming its file and position.
+	// Warnings are problems that did not stop loading (an unknown key, a
+	// project's key ignored), each naming its file, position and key.
 	Warnings []string
+
+	user    map[string]any       // the user's file, decoded: what a project's Tighten key is compared with
+	pending []Setting            // the project's settings that need trust
+	origins map[string][]Setting // every merged setting, by key
+}
+
+// DefaultPluginMemoryMB is a plugin's memory budget when no file sets one.
+const DefaultPluginMemoryMB = 256
+
+// PluginLimits bound what one JavaScript plugin may use (plugin_limits).
+type PluginLimits struct {
+	// MemoryMB is each plugin's memory budget in MiB (DefaultPluginMemoryMB
+	// if zero). A job that grows the heap by more is stopped; a plugin that
+	// retains more is stopped for good (see docs/plugins.md). Set by the
+	// user; a project's file may only lower it, for its own plugins.
+	MemoryMB int `json:"memory_mb,omitempty"`
+}
+
+// PluginLimitsFor returns the limits of a plugin of the user's (project
+// false: the user's values) or of one that came with the project (the
+// project's values where it set them lower), defaults filled in.
+func (cfg *Config) PluginLimitsFor(project bool) PluginLimits {
+	l := cfg.PluginLimits
+	if project && cfg.projectPluginLimits.MemoryMB > 0 {
+		l.MemoryMB = cfg.projectPluginLimits.MemoryMB
+	}
+	if l.MemoryMB <= 0 {
+		l.MemoryMB = DefaultPluginMemoryMB
+	}
+	return l
+}
+
+// PluginConfigFor returns the plugin_config block a plugin reads: the
+// user's for a plugin of the user's, the project's for one that came with
+// the project.
+func (cfg *Config) PluginConfigFor(id string, project bool) (json.RawMessage, bool) {
+	blocks := cfg.PluginConfig
+	if project {
+		blocks = cfg.ProjectPluginConfig
+	}
+	raw, ok := blocks[id]
+	return raw, ok
 }
 
 // PluginRef is one entry of a plugin array, with where it was written.
@@ -103,13 +176,18 @@ type PluginRef struct {
 	Project bool // named by the project's file rather than the user's
 }
 
-// Provider is one entry of provider.
+// Provider is one entry of provider. Its options hold the connection
+// (baseURL, apiKey, headers, timeout, maxRetries: the user's file only;
+// replay: a project's needs trust) and request options (a project's need
+// trust); see Keys.
 type Provider struct {
 	Options map[string]any   `json:"options,omitempty"`
 	Models  map[string]Model `json:"models,omitempty"`
 }
 
-// Model is one model of a provider.
+// Model is one model of a provider. A project's file may lower the limits
+// of a model the user's file defines; defining a model, its options and
+// reasoning need trust.
 type Model struct {
 	Limit     Limit          `json:"limit"`
 	Options   map[string]any `json:"options,omitempty"`
@@ -126,30 +204,98 @@ type Limit struct {
 type Tools struct {
 	// AllowedPaths are directories outside the project that file tools and
 	// bash may use. Relative paths resolve against the file that names them.
+	// A project's list only narrows the user's (narrowAllowedPaths).
 	AllowedPaths []string `json:"allowed_paths,omitempty"`
 	// BashTimeoutMs is bash's default time limit; a call may ask for less.
+	// A project's file may only lower it.
 	BashTimeoutMs int `json:"bash_timeout_ms,omitempty"`
-	// PluginTimeoutMs limits each execute of a plugin's tool.
+	// PluginTimeoutMs limits each execute of a plugin's tool. A project's
+	// file may only lower it.
 	PluginTimeoutMs int `json:"plugin_timeout_ms,omitempty"`
-	// AllowPrivateFetch lets webfetch reach loopback and private addresses.
+	// AllowPrivateFetch lets webfetch reach loopback, private and every other
+	// special-purpose address (see tool.FetchOptions). The user's file
+	// switches it on; a project's may only switch it off.
 	AllowPrivateFetch bool `json:"allow_private_fetch,omitempty"`
+	// Sandbox runs the default tenant's bash commands confined by the
+	// operating system to the project and allowed_paths (package sandbox);
+	// other tenants' commands are always confined to their own workspace,
+	// whatever this says. Set by the user; a project's file may switch it
+	// on, never off.
+	Sandbox bool `json:"sandbox,omitempty"`
+	// SandboxNetwork lets confined commands use the network. User's file
+	// only to switch it on; a project's file may only switch it off.
+	SandboxNetwork bool `json:"sandbox_network,omitempty"`
 }
 
-// Agent configures the turn loop.
+// Agent configures the turn loop. A project's file may lower MaxSteps and
+// LoopGuard, set AskTimeoutMs, and add to System.
 type Agent struct {
 	MaxSteps     int    `json:"max_steps,omitempty"`      // model calls per turn; 50 if zero
 	LoopGuard    int    `json:"loop_guard,omitempty"`     // identical tool calls in a row that are refused; 3 if zero
 	AskTimeoutMs int    `json:"ask_timeout_ms,omitempty"` // how long a permission question waits; 5 minutes if zero
-	System       string `json:"system,omitempty"`         // the system prompt
+	System       string `json:"system,omitempty"`         // the system prompt: the user's, then the project's
 }
 
-// Server configures the HTTP server.
+// Server configures the HTTP server: the user's file only, every key.
 type Server struct {
 	Addr  string `json:"addr,omitempty"`  // 127.0.0.1:4096 if empty
 	Token string `json:"token,omitempty"` // the API token; PODCODE_API_TOKEN overrides
 	// Tokens are further API tokens, each acting for a tenant and a user
 	// (user's file only). {env:NAME} in a token is the variable's value.
 	Tokens []TenantToken `json:"tokens,omitempty"`
+	ServerLimits
+}
+
+// ServerLimits bound what HTTP clients may hold of the server (server.*,
+// flat beside addr). User's file only: they decide what the server
+// withstands, so a project's file cannot set them (a warning says it was
+// ignored). Zero or unset means the default; negative is an error.
+type ServerLimits struct {
+	ReadHeaderTimeoutMs int `json:"read_header_timeout_ms,omitempty"` // to read a request's headers; 10 s
+	ReadTimeoutMs       int `json:"read_timeout_ms,omitempty"`        // to read a whole request, headers and body; 60 s
+	WriteTimeoutMs      int `json:"write_timeout_ms,omitempty"`       // for each write of an answer or event; 30 s
+	IdleTimeoutMs       int `json:"idle_timeout_ms,omitempty"`        // a keep-alive connection between requests; 60 s
+	MaxConns            int `json:"max_conns,omitempty"`              // open connections; 512
+	// MaxUnauthenticatedConns caps the connections that have not yet sent
+	// a request with a valid token; 128.
+	MaxUnauthenticatedConns int `json:"max_unauthenticated_conns,omitempty"`
+	EventsQueue             int `json:"events_queue,omitempty"`  // events waiting for an /events client before it is disconnected; 256
+	EventsReplay            int `json:"events_replay,omitempty"` // latest events kept for clients that resume (Last-Event-ID); 1024
+}
+
+// fields are the limits by key, for merging and validating them.
+func (l *ServerLimits) fields() []limitField {
+	return []limitField{
+		{"read_header_timeout_ms", &l.ReadHeaderTimeoutMs}, {"read_timeout_ms", &l.ReadTimeoutMs},
+		{"write_timeout_ms", &l.WriteTimeoutMs}, {"idle_timeout_ms", &l.IdleTimeoutMs},
+		{"max_conns", &l.MaxConns}, {"max_unauthenticated_conns", &l.MaxUnauthenticatedConns},
+		{"events_queue", &l.EventsQueue}, {"events_replay", &l.EventsReplay},
+	}
+}
+
+type limitField struct {
+	key string
+	v   *int
+}
+
+// mergeServerLimits takes the limits a file sets. Only the user's file
+// gets here with any: Keys drops a project's (the server's limits are the
+// user's alone).
+func (cfg *Config) mergeServerLimits(l ServerLimits) {
+	into := cfg.Server.ServerLimits.fields()
+	for i, f := range l.fields() {
+		mergeNonZero(into[i].v, *f.v)
+	}
+}
+
+// validateServerLimits refuses negative limits, naming the key.
+func validateServerLimits(l ServerLimits, at func(key, msg string) error) error {
+	for _, f := range l.fields() {
+		if *f.v < 0 {
+			return at("server."+f.key, fmt.Sprintf("%d: must not be negative (0 or unset: the default)", *f.v))
+		}
+	}
+	return nil
 }
 
 // TenantToken maps an API token to the tenant and user it acts for.
@@ -211,6 +357,7 @@ type file struct {
 	Model           string                     `json:"model,omitempty"`
 	Provider        map[string]Provider        `json:"provider,omitempty"`
 	Tools           Tools                      `json:"tools"`
+	PluginLimits    PluginLimits               `json:"plugin_limits"`
 	Permission      map[string]string          `json:"permission,omitempty"`
 	Agent           Agent                      `json:"agent"`
 	Server          Server                     `json:"server"`
@@ -220,9 +367,6 @@ type file struct {
 	// DisableProjectPlugins is honoured in the user's file only.
 	DisableProjectPlugins *bool `json:"disable_project_plugins,omitempty"`
 }
-
-// knownKeys are the top-level keys of a file; others draw a warning.
-var knownKeys = []string{"$schema", "plugin", "plugin_config", "disabled_plugins", "model", "provider", "tools", "permission", "agent", "server", "hooks", "cron", "webhooks", "disable_project_plugins"}
 
 // Error is a problem in a configuration file, with its position.
 type Error struct {
@@ -311,22 +455,48 @@ func Parse(path string, data []byte, project bool) (*Config, error) {
 }
 
 // merge decodes one file and merges it over cfg.
+//
+// Every key of the file passes the table (Keys) first: the user's file
+// sets them all; of the project's, a key the user alone may set is dropped
+// with a warning, one that needs trust is held back (Pending), a tightening
+// key applies only where it is stricter, and the rest merge as mergeFile
+// states for each key.
 func (cfg *Config) merge(path string, data []byte, project bool) error {
-	f, lines, warnings, err := decode(path, data)
+	_, lines, settings, warnings, err := decode(path, data, project)
 	if err != nil {
 		return err
 	}
 	cfg.Files = append(cfg.Files, path)
 	cfg.Warnings = append(cfg.Warnings, warnings...)
+	if !project {
+		cfg.user = tree(settings)
+	} else {
+		settings = slices.DeleteFunc(settings, func(s Setting) bool { return !cfg.admit(s) })
+	}
+	return cfg.mergeSettings(path, settings, lines, project)
+}
+
+// mergeFile merges one decoded file over cfg; set holds the keys the file
+// sets (after the table dropped or held back the project's), so that an
+// explicit false or empty list counts.
+func (cfg *Config) mergeFile(path string, f *file, lines []int, project bool, set map[string]bool) {
 	dir := filepath.Dir(path)
 	for i, spec := range f.Plugin {
-		cfg.Plugin = append(cfg.Plugin, PluginRef{Spec: spec, Dir: dir, File: path, Line: lines[i], Project: project})
+		ref := PluginRef{Spec: spec, Dir: dir, File: path, Project: project}
+		if i < len(lines) {
+			ref.Line = lines[i]
+		}
+		cfg.Plugin = append(cfg.Plugin, ref)
 	}
 	for id, raw := range f.PluginConfig {
-		if cfg.PluginConfig == nil {
-			cfg.PluginConfig = map[string]json.RawMessage{}
+		blocks := &cfg.PluginConfig
+		if project {
+			blocks = &cfg.ProjectPluginConfig
 		}
-		cfg.PluginConfig[id] = raw
+		if *blocks == nil {
+			*blocks = map[string]json.RawMessage{}
+		}
+		(*blocks)[id] = raw
 	}
 	for _, id := range f.DisabledPlugins {
 		if !slices.Contains(cfg.DisabledPlugins, id) {
@@ -336,47 +506,74 @@ func (cfg *Config) merge(path string, data []byte, project bool) error {
 			cfg.disabledByUser = append(cfg.disabledByUser, id)
 		}
 	}
-	mergeNonZero(&cfg.Model, f.Model)
+	if project {
+		mergeNonZero(&cfg.ProjectModel, f.Model)
+	} else {
+		mergeNonZero(&cfg.Model, f.Model)
+	}
 	for name, p := range f.Provider {
 		if cfg.Provider == nil {
 			cfg.Provider = map[string]Provider{}
 		}
 		cfg.Provider[name] = mergeProvider(cfg.Provider[name], p)
 	}
-	for _, p := range f.Tools.AllowedPaths {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
+	if project {
+		if set["tools.allowed_paths"] {
+			cfg.narrowAllowedPaths(path, f.Tools.AllowedPaths)
 		}
-		cfg.Tools.AllowedPaths = append(cfg.Tools.AllowedPaths, filepath.Clean(p))
+	} else {
+		for _, p := range f.Tools.AllowedPaths {
+			cfg.Tools.AllowedPaths = append(cfg.Tools.AllowedPaths, absIn(dir, p))
+		}
 	}
+	// The table let a project's limit through only if it is lower.
 	mergeNonZero(&cfg.Tools.BashTimeoutMs, f.Tools.BashTimeoutMs)
 	mergeNonZero(&cfg.Tools.PluginTimeoutMs, f.Tools.PluginTimeoutMs)
-	cfg.Tools.AllowPrivateFetch = cfg.Tools.AllowPrivateFetch || f.Tools.AllowPrivateFetch
+	if set["tools.allow_private_fetch"] {
+		cfg.Tools.AllowPrivateFetch = f.Tools.AllowPrivateFetch
+	}
+	// The table let a project's plugin limit through only if it is lower;
+	// it reaches the project's own plugins (PluginLimitsFor).
+	if project {
+		mergeNonZero(&cfg.projectPluginLimits.MemoryMB, f.PluginLimits.MemoryMB)
+	} else {
+		mergeNonZero(&cfg.PluginLimits.MemoryMB, f.PluginLimits.MemoryMB)
+	}
+	// The table let a project's sandbox switches through only if stricter.
+	if set["tools.sandbox"] {
+		cfg.Tools.Sandbox = f.Tools.Sandbox
+	}
+	if set["tools.sandbox_network"] {
+		cfg.Tools.SandboxNetwork = f.Tools.SandboxNetwork
+	}
 	for k, v := range f.Permission {
-		if cfg.Permission == nil {
-			cfg.Permission = map[string]string{}
+		rules := &cfg.Permission
+		if project {
+			rules = &cfg.ProjectPermission
+			// The rule still votes where it is stricter; say that here it
+			// is not.
+			if prev, ok := cfg.Permission[k]; ok && strictness[v] < strictness[prev] {
+				cfg.warnAt(path, "permission."+k, fmt.Sprintf("%q ignored: the user's file says %q, and a project's file cannot loosen it", v, prev))
+			}
 		}
-		// The project may tighten a rule of the user's, never loosen it.
-		if prev, ok := cfg.Permission[k]; ok && project && strictness[v] < strictness[prev] {
-			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: key %q: %q ignored: the user's file says %q, and a project's file cannot loosen it", path, "permission."+k, v, prev))
-			continue
+		if *rules == nil {
+			*rules = map[string]string{}
 		}
-		cfg.Permission[k] = v
+		(*rules)[k] = v
 	}
 	mergeNonZero(&cfg.Agent.MaxSteps, f.Agent.MaxSteps)
 	mergeNonZero(&cfg.Agent.LoopGuard, f.Agent.LoopGuard)
 	mergeNonZero(&cfg.Agent.AskTimeoutMs, f.Agent.AskTimeoutMs)
-	mergeNonZero(&cfg.Agent.System, f.Agent.System)
+	if project && cfg.Agent.System != "" && f.Agent.System != "" {
+		cfg.Agent.System += "\n\n" + f.Agent.System
+	} else {
+		mergeNonZero(&cfg.Agent.System, f.Agent.System)
+	}
 	mergeNonZero(&cfg.Server.Addr, f.Server.Addr)
 	mergeNonZero(&cfg.Server.Token, f.Server.Token)
-	if project {
-		if len(f.Server.Tokens) > 0 {
-			cfg.Warnings = append(cfg.Warnings, path+`: key "server.tokens": ignored in a project's file; tenant tokens belong in the user's file`)
-		}
-		if f.DisableProjectPlugins != nil {
-			cfg.Warnings = append(cfg.Warnings, path+`: key "disable_project_plugins": ignored in a project's file; it belongs in the user's file`)
-		}
-	} else {
+	cfg.mergeServerLimits(f.Server.ServerLimits)
+	// The table dropped the project's server.* and disable_project_plugins.
+	if !project {
 		cfg.Server.Tokens = append(cfg.Server.Tokens, f.Server.Tokens...)
 		cfg.DisableProjectPlugins = cfg.DisableProjectPlugins || f.DisableProjectPlugins != nil && *f.DisableProjectPlugins
 	}
@@ -393,7 +590,7 @@ func (cfg *Config) merge(path string, data []byte, project bool) error {
 	for _, j := range f.Cron {
 		j.Project = project
 		if slices.ContainsFunc(cfg.Cron, func(c CronJob) bool { return c.Name == j.Name }) {
-			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: key \"cron\": job %q ignored: the user's file has a job of that name", path, j.Name))
+			cfg.warnAt(path, "cron", fmt.Sprintf("job %q ignored: the user's file has a job of that name", j.Name))
 			continue
 		}
 		cfg.Cron = append(cfg.Cron, j)
@@ -403,13 +600,12 @@ func (cfg *Config) merge(path string, data []byte, project bool) error {
 			cfg.Webhooks = map[string]Webhook{}
 		}
 		if _, ok := cfg.Webhooks[name]; ok {
-			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: key \"webhooks.%s\": ignored: the user's file has a webhook of that name", path, name))
+			cfg.warnAt(path, "webhooks."+name, "ignored: the user's file has a webhook of that name")
 			continue
 		}
 		w.Project = project
 		cfg.Webhooks[name] = w
 	}
-	return nil
 }
 
 // strictness orders permission values: a project's file may only raise it.
@@ -476,7 +672,11 @@ func mergeMaps(base, over map[string]any) map[string]any {
 }
 
 // decode parses one file. lines holds the line of each plugin entry.
-func decode(path string, data []byte) (f file, lines []int, warnings []string, err error) {
+//
+// The whole file is decoded and validated, so that a bad value is an error
+// wherever it is; what is merged is rebuilt from settings, the keys the
+// table knows, spelled exactly (encoding/json would also take "SERVER").
+func decode(path string, data []byte, project bool) (f file, lines []int, settings []Setting, warnings []string, err error) {
 	ast, perr := hujson.Parse(data)
 	if perr != nil {
 		e := &Error{File: path, Msg: strings.TrimPrefix(perr.Error(), "hujson: ")}
@@ -484,21 +684,15 @@ func decode(path string, data []byte) (f file, lines []int, warnings []string, e
 		if _, err := fmt.Sscanf(e.Msg, "line %d, column %d:", &e.Line, &e.Col); err == nil {
 			_, e.Msg, _ = strings.Cut(e.Msg, ": ")
 		}
-		return f, nil, nil, e
+		return f, nil, nil, nil, e
 	}
 	obj, ok := ast.Value.(*hujson.Object)
 	if !ok {
 		line, col := position(data, ast.StartOffset)
-		return f, nil, nil, &Error{File: path, Line: line, Col: col, Msg: "the file must hold one JSON object"}
+		return f, nil, nil, nil, &Error{File: path, Line: line, Col: col, Msg: "the file must hold one JSON object"}
 	}
 	for _, m := range obj.Members {
-		name := literalString(m.Name)
-		if !slices.Contains(knownKeys, name) {
-			line, col := position(data, m.Name.StartOffset)
-			warnings = append(warnings, (&Error{File: path, Line: line, Col: col, Key: name,
-				Msg: "unknown key, ignored (known: " + strings.Join(knownKeys[1:], ", ") + ")"}).Error())
-		}
-		if name == "plugin" {
+		if literalString(m.Name) == "plugin" {
 			if arr, ok := m.Value.Value.(*hujson.Array); ok {
 				for _, el := range arr.Elements {
 					l, _ := position(data, el.StartOffset)
@@ -507,17 +701,22 @@ func decode(path string, data []byte) (f file, lines []int, warnings []string, e
 			}
 		}
 	}
+	// Standardizing keeps the offsets the positions are read from.
 	ast.Standardize()
 	std := ast.Pack()
 
 	dec := json.NewDecoder(bytes.NewReader(std))
 	if err := dec.Decode(&f); err != nil {
-		return f, nil, nil, jsonError(path, data, obj, err)
+		return f, nil, nil, nil, jsonError(path, data, obj, err)
 	}
 	if err := validate(path, data, obj, &f); err != nil {
-		return f, nil, nil, err
+		return f, nil, nil, nil, err
 	}
-	return f, lines, warnings, nil
+	settings, warnings, err = classify(path, data, obj, project)
+	if err != nil {
+		return f, nil, nil, nil, err
+	}
+	return f, lines, settings, warnings, nil
 }
 
 // validate checks what the JSON types alone do not.
@@ -550,6 +749,9 @@ func validate(path string, data []byte, obj *hujson.Object, f *file) error {
 			}
 		}
 	}
+	if f.PluginLimits.MemoryMB < 0 {
+		return at("plugin_limits.memory_mb", fmt.Sprintf("%d: must not be negative (0 or unset: %d MiB)", f.PluginLimits.MemoryMB, DefaultPluginMemoryMB))
+	}
 	if f.Tools.BashTimeoutMs < 0 || f.Tools.PluginTimeoutMs < 0 {
 		return at("tools", "timeouts must not be negative")
 	}
@@ -568,6 +770,9 @@ func validate(path string, data []byte, obj *hujson.Object, f *file) error {
 	}
 	if f.Agent.MaxSteps < 0 || f.Agent.LoopGuard < 0 || f.Agent.AskTimeoutMs < 0 {
 		return at("agent", "limits must not be negative")
+	}
+	if err := validateServerLimits(f.Server.ServerLimits, at); err != nil {
+		return err
 	}
 	for i, t := range f.Server.Tokens {
 		if strings.TrimSpace(t.Token) == "" {

@@ -70,25 +70,43 @@ func TestLoadMergesUserThenProject(t *testing.T) {
 	if cfg.Plugin[0].Project || !cfg.Plugin[2].Project || cfg.Plugin[2].Dir != cwd || cfg.Plugin[1].Line != 3 {
 		t.Errorf("plugin refs %+v", cfg.Plugin)
 	}
-	if string(cfg.PluginConfig["a"]) != `{"level": "debug"}` || string(cfg.PluginConfig["b"]) != `{"x": 1}` {
-		t.Errorf("plugin_config %s %s", cfg.PluginConfig["a"], cfg.PluginConfig["b"])
+	// Each plugin reads the block of its own layer.
+	if string(cfg.PluginConfig["a"]) != `{"level":"warn"}` || string(cfg.PluginConfig["b"]) != `{"x":1}` || string(cfg.ProjectPluginConfig["a"]) != `{"level":"debug"}` {
+		t.Errorf("plugin_config %s %s, project's %s", cfg.PluginConfig["a"], cfg.PluginConfig["b"], cfg.ProjectPluginConfig["a"])
 	}
-	if strings.Join(cfg.DisabledPlugins, ",") != "old,other" || cfg.Model != "openai/gpt" {
-		t.Errorf("disabled %v model %q", cfg.DisabledPlugins, cfg.Model)
+	if strings.Join(cfg.DisabledPlugins, ",") != "old,other" || cfg.Model != "offline/echo" || cfg.ProjectModel != "openai/gpt" {
+		t.Errorf("disabled %v model %q, project's %q", cfg.DisabledPlugins, cfg.Model, cfg.ProjectModel)
 	}
+	// The user's endpoint stands; the project may lower a limit of the
+	// user's model; its new model waits for trust.
 	p := cfg.Provider["openai"]
-	if p.Options["baseURL"] != "p" || p.Options["timeout"] != float64(5) {
+	if p.Options["baseURL"] != "u" || p.Options["timeout"] != float64(5) {
 		t.Errorf("provider options %v", p.Options)
 	}
 	if g := p.Models["gpt"]; g.Limit != (Limit{1000, 50}) || g.Options["a"] != float64(1) {
 		t.Errorf("gpt %+v", g)
 	}
-	if p.Models["mini"].Limit.Context != 10 {
-		t.Errorf("mini %+v", p.Models["mini"])
+	pending := cfg.Pending()
+	if _, ok := p.Models["mini"]; ok || len(pending) != 2 || !strings.HasPrefix(pending[0].Key, "provider.openai.models.mini.limit.") {
+		t.Errorf("mini before trust %+v, pending %+v", p.Models["mini"], pending)
 	}
-	want := []string{"/opt/shared", filepath.Join(filepath.Dir(cwd), "lib")}
-	if strings.Join(cfg.Tools.AllowedPaths, " ") != strings.Join(want, " ") || cfg.Tools.BashTimeoutMs != 1000 || cfg.Tools.PluginTimeoutMs != 2000 {
+	// ../lib is outside the user's directories: a project's list narrows
+	// the user's to what both allow, here nothing.
+	if len(cfg.Tools.AllowedPaths) != 0 || cfg.Tools.BashTimeoutMs != 1000 || cfg.Tools.PluginTimeoutMs != 2000 {
 		t.Errorf("tools %+v", cfg.Tools)
+	}
+	w := strings.Join(cfg.Warnings, "\n")
+	for _, want := range []string{`podcode.json:7:39: key "provider.openai.options.baseURL": ignored in a project's file`,
+		`podcode.json:9:13: key "tools.allowed_paths": "../lib" ignored`} {
+		if !strings.Contains(w, want) {
+			t.Errorf("no warning %q in:\n%s", want, w)
+		}
+	}
+	if err := cfg.ApplyTrusted(); err != nil {
+		t.Fatal(err)
+	}
+	if m := cfg.Provider["openai"].Models["mini"]; m.Limit.Context != 10 {
+		t.Errorf("mini once trusted %+v", m)
 	}
 	if len(cfg.Files) != 2 {
 		t.Errorf("files %v", cfg.Files)
@@ -218,11 +236,19 @@ func TestProjectCannotOverrideUserGuards(t *testing.T) {
 	if d := cfg.DisabledFor(true); strings.Join(d, ",") != "old,user-guard" {
 		t.Errorf("disabled for project code: %v", d)
 	}
-	if p := cfg.Permission; p["bash"] != "deny" || p["edit"] != "deny" || p["read"] != "allow" {
-		t.Errorf("permission %v", p)
+	// The rules stay apart: the guard keeps, per tool, the stricter.
+	if p, pp := cfg.Permission, cfg.ProjectPermission; len(p) != 2 || p["bash"] != "deny" || p["edit"] != "ask" ||
+		len(pp) != 3 || pp["bash"] != "allow" || pp["edit"] != "deny" || pp["read"] != "allow" {
+		t.Errorf("permission %v, project's %v", p, pp)
 	}
 	if len(cfg.Server.Tokens) != 1 || cfg.Server.Tokens[0].UserID != "ann" {
 		t.Errorf("tokens %+v", cfg.Server.Tokens)
+	}
+	if len(cfg.Cron) != 1 || len(cfg.Webhooks) != 1 {
+		t.Errorf("the project's jobs merged before trust: %+v %+v", cfg.Cron, cfg.Webhooks)
+	}
+	if err := cfg.ApplyTrusted(); err != nil {
+		t.Fatal(err)
 	}
 	if len(cfg.Cron) != 2 || cfg.Cron[0].Prompt != "user's" || cfg.Cron[0].Project || !cfg.Cron[1].Project {
 		t.Errorf("cron %+v", cfg.Cron)

@@ -53,7 +53,8 @@ const (
 //  2. The merged decision: deny refuses the call with the message; ask puts
 //     the question to the Asker (no answer, or no one to ask, is a refusal
 //     that says so); defer, or no vote at all, falls back to the policy's
-//     default (the "*" rule, else allow); allow lets it run.
+//     default (Policy.Default: the stricter "*" rule, else allow); allow
+//     lets it run.
 //  3. The loop guard refuses the call that would be the LoopLimit-th
 //     identical call (same tool, same arguments) in a row in a session
 //     (calls outside a session, like `podcode tool run`, are not counted).

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dop251/goja"
@@ -58,16 +59,39 @@ type Options struct {
 	Trust func(trust.Item) (bool, string)
 }
 
-// Set is the loaded plugins, in pipeline order.
+// Set is the loaded plugins, in pipeline order. A plugin stopped for its
+// memory (see Plugin.Status) stays in Plugins but leaves With.
 type Set struct {
 	Plugins  []*Plugin
 	Warnings []string // every problem met while loading, each naming its plugin
-	byHook   map[string][]*Plugin
+	mu       sync.Mutex
+	byHook   atomic.Pointer[map[string][]*Plugin] // replaced whole, never changed
 }
 
-// With returns the plugins that implement hook, in pipeline order. The
-// slice is shared: do not modify it.
-func (s *Set) With(hook string) []*Plugin { return s.byHook[hook] }
+// With returns the running plugins that implement hook, in pipeline order.
+// The slice is shared: do not modify it.
+func (s *Set) With(hook string) []*Plugin {
+	if m := s.byHook.Load(); m != nil {
+		return (*m)[hook]
+	}
+	return nil
+}
+
+// index rebuilds With from the plugins that still run.
+func (s *Set) index() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := map[string][]*Plugin{}
+	for _, p := range s.Plugins {
+		if p.Err() != nil {
+			continue
+		}
+		for _, h := range p.Hooks {
+			m[h] = append(m[h], p)
+		}
+	}
+	s.byHook.Store(&m)
+}
 
 // Close stops every plugin's runtime.
 func (s *Set) Close() {
@@ -179,12 +203,10 @@ func Load(ctx context.Context, o Options) (*Set, error) {
 			"hooks": anySlice(p.Hooks), "tools": anySlice(tools)})
 	}
 	set.Warnings = l.warnings
-	set.byHook = map[string][]*Plugin{}
 	for _, p := range set.Plugins {
-		for _, h := range p.Hooks {
-			set.byHook[h] = append(set.byHook[h], p)
-		}
+		p.set.Store(set)
 	}
+	set.index()
 	return set, nil
 }
 
@@ -244,12 +266,14 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 		return cannotLoad(err)
 	}
 
-	rt, err := jsrt.New(jsrt.Options{Name: src.spec, Logger: l.log, JobLimit: l.o.JobLimit, Env: l.o.Env, Cwd: l.o.Cwd})
+	p := &Plugin{Spec: src.spec, Path: entry, Source: src.from, Project: src.project, toolTimeout: l.o.ToolTimeout}
+	rt, err := jsrt.New(jsrt.Options{Name: src.spec, Logger: l.log, JobLimit: l.o.JobLimit, Env: l.o.Env, Cwd: l.o.Cwd,
+		MemoryLimit: int64(l.o.Config.PluginLimitsFor(src.project).MemoryMB) << 20, OnStop: p.stopped})
 	if err != nil {
 		l.warn("plugin: cannot load", "plugin", src.spec, "error", err.Error())
 		return nil
 	}
-	p := &Plugin{Spec: src.spec, Path: entry, Source: src.from, Project: src.project, rt: rt, toolTimeout: l.o.ToolTimeout}
+	p.rt = rt
 	ok := false
 	defer func() {
 		if !ok {
@@ -306,6 +330,14 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 		return nil
 	}
 
+	if _, theirs := l.o.Config.PluginConfigFor(p.ID, true); theirs && !p.Project {
+		at := "plugin_config." + p.ID
+		if o := l.o.Config.Origins(at); len(o) > 0 {
+			at = o[len(o)-1].At()
+		}
+		l.warn("plugin: the project's plugin_config block is not given to a plugin of the user's; it reads the user's block only", "plugin", p.ID, "key", at)
+	}
+
 	// Step 5: server(input, options), once.
 	_, err = rt.Call(bootCtx, func(vm *goja.Runtime) (goja.Value, error) {
 		input := vm.NewObject()
@@ -314,7 +346,8 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 		input.Set("version", version.PluginRuntime)
 		options := vm.NewObject()
 		cfg := goja.Undefined()
-		if raw, ok := l.o.Config.PluginConfig[p.ID]; ok {
+		// Each plugin reads the block of its own layer (config.Own).
+		if raw, ok := l.o.Config.PluginConfigFor(p.ID, p.Project); ok {
 			v, err := jsrt.ToValue(vm, raw)
 			if err != nil {
 				return nil, err
@@ -416,6 +449,7 @@ func (p *Plugin) collectHooks(vm *goja.Runtime, v goja.Value) {
 		return
 	}
 	p.hooks = obj
+	p.rt.Keep(obj) // what the hooks reach counts against the plugin's memory budget
 	for _, h := range Hooks {
 		if fn, ok := goja.AssertFunction(obj.Get(h)); ok {
 			p.fns[h] = fn
@@ -478,7 +512,15 @@ func (l *loader) busObject(vm *goja.Runtime, p *Plugin) *goja.Object {
 		p.mu.Lock()
 		p.unsubs = append(p.unsubs, unsub)
 		p.mu.Unlock()
-		return vm.ToValue(func(goja.FunctionCall) goja.Value { unsub(); return goja.Undefined() })
+		forget, done := p.rt.Keep(fnv), false
+		return vm.ToValue(func(goja.FunctionCall) goja.Value {
+			if !done {
+				done = true
+				unsub()
+				forget()
+			}
+			return goja.Undefined()
+		})
 	}
 	b.Set("subscribe", func(call goja.FunctionCall) goja.Value {
 		return subscribe(call.Argument(0).String(), call.Argument(1))

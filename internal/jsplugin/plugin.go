@@ -24,6 +24,19 @@
 //
 // There is no unload or reload (P12): Close only stops the runtimes when
 // the server stops.
+//
+// # Resource limits
+//
+// Each plugin's runtime gets the memory budget of its layer
+// (config.PluginLimitsFor: the user's plugin_limits.memory_mb, or for a
+// project's plugin the project's value when lower) and jsrt's timer cap.
+// A hook call that grows the heap past the budget fails like a throw and
+// the plugin serves on. A plugin that retains more than its budget is
+// stopped, not restarted: it leaves the pipeline (Set.With), its tools and
+// lifecycle handlers fail with the reason, its bus subscriptions end, the
+// memory it held is released, and Status says why, until the server
+// restarts. Restarting would run server() again (P5 says once) and
+// rebuild the state that outgrew the budget.
 package jsplugin
 
 import (
@@ -35,6 +48,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dop251/goja"
@@ -75,15 +89,56 @@ type Plugin struct {
 	rt          *jsrt.Runtime
 	toolTimeout time.Duration
 	mu          sync.Mutex
-	unsubs      []func() // its bus subscriptions
+	unsubs      []func()            // its bus subscriptions
+	set         atomic.Pointer[Set] // the set it is in, told when it stops
 
-	// Loop goroutine only.
+	// Loop goroutine only (and, once the loop ended, the goroutine that
+	// lets go of them: see stopped).
 	hooks        *goja.Object
 	fns          map[string]goja.Callable
 	life         *goja.Object
 	lifeFns      map[plugin.HookEvent]goja.Callable
+	toolFns      map[string]toolFns
 	jsonSchema   goja.Callable // tools.js: a tool's parameters as JSON Schema
 	validateArgs goja.Callable // tools.js: arguments checked with a tool's own schema
+}
+
+// toolFns are what a tool of the plugin calls into.
+type toolFns struct {
+	execute goja.Callable
+	schema  goja.Value
+}
+
+// Status is "running", or "stopped: " and why.
+func (p *Plugin) Status() string {
+	if err := p.Err(); err != nil {
+		return "stopped: " + err.Error()
+	}
+	return "running"
+}
+
+// Err is why the plugin was stopped (its runtime held more than its memory
+// budget: a *jsrt.OverBudgetError), or nil while it runs.
+func (p *Plugin) Err() error { return p.rt.Err() }
+
+// stopped is called once when the plugin's runtime stopped itself: the
+// plugin leaves the pipeline (its hooks are no longer called; its tools and
+// lifecycle handlers fail with err), its bus subscriptions end, and nothing
+// of its runtime is kept, so that the memory it held can be collected.
+// The plugin stays in its Set, with its Status, for the listings.
+func (p *Plugin) stopped(err error) {
+	p.mu.Lock()
+	unsubs := p.unsubs
+	p.unsubs = nil
+	p.mu.Unlock()
+	for _, u := range unsubs {
+		u()
+	}
+	p.hooks, p.fns, p.life, p.lifeFns, p.toolFns, p.jsonSchema, p.validateArgs = nil, nil, nil, nil, nil, nil, nil
+	if s := p.set.Load(); s != nil {
+		s.index()
+	}
+	p.rt.Log().Error("plugin: stopped; it no longer runs until the server restarts", "error", err.Error())
 }
 
 // Implements reports whether the plugin implements hook.
@@ -229,13 +284,20 @@ func (p *Plugin) toolDef(vm *goja.Runtime, v goja.Value) (*tool.Def, error) {
 		return nil, fmt.Errorf("tool %s: parameters: %w", id, err)
 	}
 	name := id.String()
+	// The tool's closures reach its functions through the plugin, so that
+	// a stopped plugin's runtime is not kept alive by the tool registry.
+	if p.toolFns == nil {
+		p.toolFns = map[string]toolFns{}
+	}
+	p.toolFns[name] = toolFns{execute: execute, schema: schemaVal}
+	p.rt.Keep(obj)
 	def := &tool.Def{ID: name, Description: desc, Parameters: raw, Source: p.ID,
 		Execute: func(ctx context.Context, call tool.Call, args map[string]any) (tool.Result, error) {
-			return p.execute(ctx, name, execute, call, args)
+			return p.execute(ctx, name, call, args)
 		}}
 	if s, ok := schemaVal.(*goja.Object); ok && s.Get("~standard") != nil && !goja.IsUndefined(s.Get("~standard")) {
 		def.Validate = func(ctx context.Context, args map[string]any) (map[string]any, error) {
-			return p.validate(ctx, name, schemaVal, args)
+			return p.validate(ctx, name, args)
 		}
 	}
 	return def, nil
@@ -243,7 +305,7 @@ func (p *Plugin) toolDef(vm *goja.Runtime, v goja.Value) (*tool.Def, error) {
 
 // validate checks args with the tool's own schema (zod's ~standard.validate)
 // and returns the parsed value, so defaults and transforms apply.
-func (p *Plugin) validate(ctx context.Context, id string, schema goja.Value, args map[string]any) (map[string]any, error) {
+func (p *Plugin) validate(ctx context.Context, id string, args map[string]any) (map[string]any, error) {
 	ctx, cancel := context.WithTimeout(ctx, hookToolTimeout)
 	defer cancel()
 	out, err := p.rt.Call(ctx, func(vm *goja.Runtime) (goja.Value, error) {
@@ -251,7 +313,7 @@ func (p *Plugin) validate(ctx context.Context, id string, schema goja.Value, arg
 		if err != nil {
 			return nil, err
 		}
-		return p.validateArgs(goja.Undefined(), schema, v)
+		return p.validateArgs(goja.Undefined(), p.toolFns[id].schema, v)
 	}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("validating arguments of %s: %w", id, err)
@@ -277,7 +339,7 @@ func (p *Plugin) validate(ctx context.Context, id string, schema goja.Value, arg
 
 // execute runs a plugin tool's execute(args, ctx) with its own time limit;
 // ctx.abort is aborted when the call is cancelled or times out.
-func (p *Plugin) execute(ctx context.Context, id string, execute goja.Callable, call tool.Call, args map[string]any) (tool.Result, error) {
+func (p *Plugin) execute(ctx context.Context, id string, call tool.Call, args map[string]any) (tool.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.toolTimeout)
 	defer cancel()
 	var stopAbort func() bool
@@ -298,7 +360,7 @@ func (p *Plugin) execute(ctx context.Context, id string, execute goja.Callable, 
 		c.Set("agent", call.Agent)
 		c.Set("cwd", call.Cwd)
 		c.Set("abort", signal)
-		return execute(goja.Undefined(), a, c)
+		return p.toolFns[id].execute(goja.Undefined(), a, c)
 	}, nil)
 	if ctx.Err() == nil && stopAbort != nil {
 		stopAbort() // settled, or threw: ctx.abort stays unaborted when cancel runs below

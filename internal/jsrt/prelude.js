@@ -29,9 +29,18 @@
   }
   define("console", console);
 
-  // Timers.
-  define("setTimeout", (fn, ms, ...args) => host.setTimer(() => fn(...args), Number(ms) || 0, false));
-  define("setInterval", (fn, ms, ...args) => host.setTimer(() => fn(...args), Number(ms) || 0, true));
+  // Timers. A runtime holds at most host.maxTimers at once.
+  function setTimer(name, fn, ms, args, repeat) {
+    if (typeof fn !== "function") throw new TypeError(name + ": the callback must be a function");
+    const id = host.setTimer(() => fn(...args), Number(ms) || 0, repeat);
+    if (id === 0) {
+      throw new RangeError(name + ": this plugin already holds " + host.maxTimers +
+        " timers, the most one plugin may hold; clear some first (clearTimeout, clearInterval)");
+    }
+    return id;
+  }
+  define("setTimeout", (fn, ms, ...args) => setTimer("setTimeout", fn, ms, args, false));
+  define("setInterval", (fn, ms, ...args) => setTimer("setInterval", fn, ms, args, true));
   define("clearTimeout", (id) => { if (id !== undefined) host.clearTimer(id); });
   define("clearInterval", (id) => { if (id !== undefined) host.clearTimer(id); });
   define("queueMicrotask", (fn) => { Promise.resolve().then(fn); });
@@ -261,6 +270,101 @@
     parse: (p) => host.path.parse(String(p)),
     format: (o) => (o.dir ? o.dir + "/" : o.root || "") + (o.base || (o.name || "") + (o.ext || "")),
   });
+  // The memory budget (see memory.go): a builtin whose one allocation the
+  // script sizes refuses, with a RangeError, any that would pass the budget
+  // on its own; join (in Go) counts as it goes and gives up when the job is
+  // interrupted. Strings count two bytes a character, array slots 16.
+  const budget = host.memoryLimit;
+  const method = (obj, name, fn) => Object.defineProperty(obj, name, { value: fn, writable: true, configurable: true, enumerable: false });
+  Object.defineProperty(host.join, "name", { value: "join" });
+  Object.defineProperty(host.join, "length", { value: 1 });
+  method(Array.prototype, "join", host.join);
+  if (budget > 0) {
+    const mib = (n) => Math.ceil(n / 1048576) + " MiB";
+    const refuse = (what, bytes) => new RangeError(what + " would allocate " + mib(bytes) + ", more than this plugin's memory budget of " + mib(budget));
+    const toLength = (v) => { v = Math.trunc(Number(v)); return v > 0 ? Math.min(v, Number.MAX_SAFE_INTEGER) : 0; };
+    const string = (self, what) => {
+      if (self === null || self === undefined) throw new TypeError(what + " called on null or undefined");
+      return String(self);
+    };
+
+    const repeat = String.prototype.repeat;
+    method(String.prototype, "repeat", { repeat(count) {
+      const s = string(this, "String.prototype.repeat"), n = Math.trunc(Number(count)) || 0;
+      if (n > 0 && s.length * n * 2 > budget) throw refuse("String.prototype.repeat", s.length * n * 2);
+      return repeat.call(s, n);
+    } }.repeat);
+    for (const name of ["padStart", "padEnd"]) {
+      const pad = String.prototype[name];
+      method(String.prototype, name, { [name](maxLength) {
+        const s = string(this, "String.prototype." + name), n = toLength(maxLength);
+        if (n > s.length && n * 2 > budget) throw refuse("String.prototype." + name, n * 2);
+        return pad.call(s, n, arguments[1]);
+      } }[name]);
+    }
+
+    // Constructors: a function that checks what is asked for, then
+    // constructs the original; it shares the original's prototype (so
+    // instanceof holds) and inherits its statics (from, of, isArray,
+    // Symbol.species, which then returns it: species lookups, map and
+    // slice included, go through it too). It replaces the global and its
+    // prototype's constructor. (A Proxy would do, but goja's instanceof
+    // refuses a proxy as its right-hand side.)
+    const guard = (C, check) => {
+      const W = function (...args) {
+        check(args);
+        if (new.target === undefined) return C(...args); // Array(n); a typed array throws, as it should
+        return Reflect.construct(C, args, new.target === W ? C : new.target);
+      };
+      Object.setPrototypeOf(W, C);
+      Object.defineProperty(W, "prototype", { value: C.prototype, writable: false, enumerable: false, configurable: false });
+      Object.defineProperty(W, "name", { value: C.name, configurable: true });
+      Object.defineProperty(W, "length", { value: C.length, configurable: true });
+      method(C.prototype, "constructor", W);
+      define(C.name, W);
+      return W;
+    };
+    // new Array(n) takes no memory until filled, but n becomes the length
+    // that fill, map, from, join or JSON.stringify then allocate in one go.
+    const maxSlots = Math.floor(budget / 16);
+    guard(Array, (args) => {
+      if (args.length === 1 && typeof args[0] === "number" && args[0] > maxSlots) throw refuse("new Array(" + args[0] + ")", args[0] * 16);
+    });
+    const from = Array.from;
+    method(Array, "from", { from(items) {
+      if (items !== null && items !== undefined && typeof items !== "function") {
+        const n = toLength(Object(items).length);
+        if (n > maxSlots) throw refuse("Array.from", n * 16);
+      }
+      return from.apply(this, arguments);
+    } }.from);
+    const fill = Array.prototype.fill;
+    method(Array.prototype, "fill", { fill(value, start, end) {
+      const o = Object(this), len = toLength(o.length);
+      const rel = (v, dflt) => { if (v === undefined) return dflt; v = Math.trunc(Number(v)) || 0; return v < 0 ? Math.max(len + v, 0) : Math.min(v, len); };
+      const k = rel(start, 0), fin = rel(end, len);
+      if (fin - k > maxSlots) throw refuse("Array.prototype.fill", (fin - k) * 16);
+      return fill.call(o, value, k, fin);
+    } }.fill);
+    const bytes = (n, size) => (typeof n === "number" ? toLength(n) : 0) * size;
+    const NativeArrayBuffer = ArrayBuffer;
+    guard(ArrayBuffer, (args) => {
+      if (bytes(args[0], 1) > budget) throw refuse("new ArrayBuffer", bytes(args[0], 1));
+    });
+    for (const name of ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array", "Uint32Array",
+      "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"]) {
+      const T = g[name];
+      if (typeof T !== "function") continue;
+      const size = T.BYTES_PER_ELEMENT;
+      guard(T, (args) => {
+        const a = args[0];
+        let n = bytes(a, size);
+        if (typeof a === "object" && a !== null && !(a instanceof NativeArrayBuffer)) n = toLength(a.length) * size;
+        if (n > budget) throw refuse("new " + name, n);
+      });
+    }
+  }
+
   return {
     modules: { "fs/promises": fsPromises, path, "path/posix": path },
     // The host's way to make an AbortSignal it can abort later.

@@ -22,6 +22,15 @@
 //     own and its result ignored (SPEC H8).
 //  3. Unhandled promise rejections and errors in timer callbacks are logged
 //     with the runtime's name; they never end the loop.
+//  4. With Options.MemoryLimit, a job that grows the heap past the limit is
+//     stopped like a spin (*MemoryError), and a runtime that retains more
+//     than the limit is stopped for good (*OverBudgetError; Options.OnStop
+//     is told, its calls fail with that error, its objects become garbage).
+//     Builtins whose one allocation the script sizes refuse one past the
+//     limit. memory.go says how each is measured and why.
+//  5. A runtime holds at most Options.MaxTimers timers (DefaultMaxTimers);
+//     timers sit in a heap, each firing is one job queued behind the jobs
+//     already waiting, so no number of due timers starves the host's calls.
 package jsrt
 
 import (
@@ -49,6 +58,15 @@ type Options struct {
 	Env      map[string]string // process.env
 	Cwd      string            // process.cwd()
 	Fetch    FetchOptions
+	// MaxTimers is how many timers the runtime may hold at once
+	// (DefaultMaxTimers if zero); past it, setTimeout and setInterval throw.
+	MaxTimers int
+	// MemoryLimit is the runtime's memory budget in bytes (0: none); see
+	// memory.go for how it is kept.
+	MemoryLimit int64
+	// OnStop, if set, is called once, on a goroutine of its own, when the
+	// runtime stops itself (err is an *OverBudgetError); not on Close.
+	OnStop func(err error)
 }
 
 // SpinError is the error of a call whose JavaScript ran longer than the job
@@ -82,14 +100,25 @@ type Runtime struct {
 	running uint64     // the job on the loop, 0 between jobs
 	began   time.Time  // when the running job began
 	spun    bool       // the watchdog interrupted the running job
+	memErr  error      // … because it grew the heap past the memory limit
 	seq     uint64
 	dog     *time.Timer // re-armed for every job; see watch
+	jobMem  jobMemory
+
+	interrupted atomic.Bool // the running job was interrupted: long host functions give up
+	ret         retention
+	stopErr     atomic.Pointer[error] // why the runtime stopped itself
 
 	// Loop goroutine only.
 	rejected  []*goja.Promise
-	timers    map[int64]*jsTimer
+	timers    map[int64]*jsTimer // by id
+	theap     timerHeap          // the same timers, the next due first
 	nextTimer int64
 	host      hostState
+	kept      map[*goja.Object]int // values the host holds; see Keep
+
+	clock      *time.Timer // armed for the earliest timer; see setTimer
+	fireQueued atomic.Bool // a fireDue job is queued: the clock need not fire
 }
 
 // New starts a runtime and its loop.
@@ -99,6 +128,9 @@ func New(opts Options) (*Runtime, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.MemoryLimit > 0 {
+		opts.MemoryLimit = capLimit(opts.MemoryLimit, opts.Logger)
 	}
 	vm := goja.New()
 	vm.SetFieldNameMapper(goja.TagFieldNameMapper("json", true))
@@ -110,11 +142,13 @@ func New(opts Options) (*Runtime, error) {
 	r := &Runtime{
 		opts: opts, vm: vm, rep: rep,
 		wake: make(chan struct{}, 1), closed: make(chan struct{}), exited: make(chan struct{}),
-		timers: map[int64]*jsTimer{},
+		timers: map[int64]*jsTimer{}, kept: map[*goja.Object]int{},
 	}
 	r.logp.Store(opts.Logger.With("plugin", opts.Name))
 	r.dog = time.AfterFunc(time.Hour, r.watch)
 	r.dog.Stop()
+	r.clock = time.AfterFunc(time.Hour, r.clockFired)
+	r.clock.Stop()
 	vm.SetPromiseRejectionTracker(func(p *goja.Promise, op goja.PromiseRejectionOperation) {
 		if op == goja.PromiseRejectionReject {
 			r.rejected = append(r.rejected, p)
@@ -129,6 +163,9 @@ func New(opts Options) (*Runtime, error) {
 	r.noop, _ = goja.AssertFunction(noop)
 	if err := r.installGlobals(); err != nil {
 		return nil, fmt.Errorf("jsrt: installing globals: %w", err)
+	}
+	if opts.MemoryLimit > 0 {
+		watchMemory(r)
 	}
 	go r.loop()
 	return r, nil
@@ -174,7 +211,7 @@ func (r *Runtime) enqueue(fn func()) bool {
 
 func (r *Runtime) loop() {
 	defer close(r.exited)
-	defer r.stopTimers()
+	defer r.finish()
 	for {
 		fn := r.next()
 		if fn == nil {
@@ -210,14 +247,17 @@ func (r *Runtime) next() func() {
 }
 
 // runJob runs fn under the watchdog, then repairs the runtime if fn was
-// interrupted or unwound abnormally, and reports unhandled rejections.
+// interrupted or unwound abnormally, and reports unhandled rejections. A
+// job stopped for growing the heap is followed by a measurement of what the
+// runtime still retains.
 func (r *Runtime) runJob(fn func()) {
 	r.wmu.Lock()
 	r.seq++
-	r.running = r.seq
+	seq := r.seq
+	r.running = seq
 	r.began = time.Now()
 	r.wmu.Unlock()
-	r.dog.Reset(r.opts.JobLimit)
+	r.dog.Reset(r.firstCheck())
 
 	r.protect(fn)
 	r.protect(r.reportRejections) // a rejection's value may have a throwing getter: under the watchdog too
@@ -225,14 +265,37 @@ func (r *Runtime) runJob(fn func()) {
 	r.dog.Stop()
 	r.wmu.Lock()
 	r.running = 0
-	spun := r.spun
-	r.spun = false
+	spun, memErr := r.spun, r.memErr
+	r.spun, r.memErr = false, nil
+	watched := r.jobMem.seq == seq // the watchdog looked at its memory: a long job
 	r.wmu.Unlock()
 	// From here no interrupt can reach this runtime until the next job.
 	if spun || r.rep.dirty() {
 		r.rep.repair()
 	}
 	r.vm.ClearInterrupt()
+	r.interrupted.Store(false)
+	if memErr != nil {
+		r.Log().Warn("plugin: a job grew the heap past the memory budget and was stopped", "error", memErr.Error())
+		r.checkRetained()
+	} else if watched {
+		r.afterLongJob()
+	}
+}
+
+// finish, as the loop ends, forgets the timers and requests, and lets go
+// of the runtime's objects (the runtime may live on in its owner's data,
+// its objects should not); a runtime that stopped itself tells its owner.
+func (r *Runtime) finish() {
+	r.stopTimers()
+	r.stopFetches()
+	if r.opts.MemoryLimit > 0 {
+		unwatchMemory(r)
+	}
+	r.vm, r.rep, r.noop, r.host, r.rejected, r.kept = nil, nil, nil, hostState{}, nil, nil
+	if err := r.Err(); err != nil && r.opts.OnStop != nil {
+		go r.opts.OnStop(err)
+	}
 }
 
 // protect runs fn, turning a panic into a log line; the caller repairs the
@@ -255,15 +318,32 @@ func panicText(v any) string {
 }
 
 // watch is the watchdog: it stops the running job if that job has run for
-// the job limit. One timer serves every job, so a firing can be late for a
-// job that already ended; the check of when the running job began (under
+// the job limit, or (with a memory limit, every memCheckEvery) has grown
+// the heap past it. One timer serves every job, so a firing can be late for
+// a job that already ended; the check of when the running job began (under
 // wmu, which runJob also holds to end a job) keeps it from hitting the next.
 func (r *Runtime) watch() {
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
-	if r.running != 0 && time.Since(r.began) >= r.opts.JobLimit {
+	if r.running == 0 || r.spun {
+		return
+	}
+	ran := time.Since(r.began)
+	var err error
+	switch {
+	case ran >= r.opts.JobLimit:
+		err = &SpinError{Limit: r.opts.JobLimit}
+	case r.opts.MemoryLimit > 0:
+		if err = r.checkJobMemory(); err != nil {
+			r.memErr = err
+		} else {
+			r.dog.Reset(min(memCheckEvery, r.opts.JobLimit-ran))
+		}
+	}
+	if err != nil {
 		r.spun = true
-		r.vm.Interrupt(&SpinError{Limit: r.opts.JobLimit})
+		r.vm.Interrupt(err)
+		r.interrupted.Store(true) // after: a host function that sees it returns into an interrupted VM
 	}
 }
 
@@ -301,8 +381,11 @@ func describe(v goja.Value) (s string) {
 func Error(err error) error {
 	var ie *goja.InterruptedError
 	if errors.As(err, &ie) {
-		if se, ok := ie.Value().(*SpinError); ok {
-			return se
+		switch v := ie.Value().(type) {
+		case *SpinError:
+			return v
+		case *MemoryError:
+			return v
 		}
 	}
 	var ex *goja.Exception
@@ -375,7 +458,7 @@ func (r *Runtime) CallWithin(ctx context.Context, d time.Duration, start func(vm
 		r.await(v, c, finish)
 	})
 	if !ok {
-		return nil, ErrClosed
+		return nil, r.closedErr()
 	}
 	var expired <-chan time.Time
 	if d > 0 {
@@ -401,7 +484,7 @@ func (r *Runtime) CallWithin(ctx context.Context, d time.Duration, start func(vm
 		c.abandoned.Store(true)
 		return nil, ErrTimeout
 	case <-r.exited:
-		return nil, ErrClosed
+		return nil, r.closedErr()
 	}
 }
 

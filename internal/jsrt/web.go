@@ -44,15 +44,8 @@ type hostState struct {
 	httpClient *http.Client
 
 	newAbortController goja.Callable
-}
-
-// jsTimer is one setTimeout or setInterval.
-type jsTimer struct {
-	t      *time.Timer
-	fn     goja.Callable
-	every  time.Duration // 0 for a one-shot timer
-	due    time.Time     // when it fires next
-	killed bool
+	rangeError         goja.Constructor // the original: a plugin may replace the global
+	joining            []*goja.Object   // the arrays hostJoin is joining, outermost first
 }
 
 func (r *Runtime) installGlobals() error {
@@ -87,6 +80,7 @@ func (r *Runtime) installGlobals() error {
 	}
 	r.host.fetches = map[int64]func(){}
 
+	r.host.rangeError, _ = goja.AssertConstructor(vm.Get("RangeError"))
 	host := vm.NewObject()
 	env := vm.NewObject()
 	for k, v := range r.opts.Env {
@@ -104,6 +98,9 @@ func (r *Runtime) installGlobals() error {
 	set("log", r.hostLog)
 	set("setTimer", r.setTimer)
 	set("clearTimer", r.clearTimer)
+	set("maxTimers", r.maxTimers())
+	set("memoryLimit", r.opts.MemoryLimit)
+	set("join", r.hostJoin)
 	set("utf8Encode", func(s string) goja.ArrayBuffer { return vm.NewArrayBuffer([]byte(s)) })
 	set("utf8Decode", func(buf goja.ArrayBuffer, off, n int) string {
 		b := buf.Bytes()
@@ -187,78 +184,8 @@ func (r *Runtime) hostLog(level, msg string) {
 	}
 }
 
-// setTimer arms a Go timer whose expiry enqueues fireDue on the loop. Each
-// expiry has a goroutine of its own, and those goroutines enqueue in any
-// order; fireDue, not the order of the enqueues, orders the callbacks.
-func (r *Runtime) setTimer(fn goja.Callable, ms float64, repeat bool) int64 {
-	d := time.Duration(max(ms, 0) * float64(time.Millisecond))
-	r.nextTimer++
-	id := r.nextTimer
-	t := &jsTimer{fn: fn, due: time.Now().Add(d)}
-	if repeat {
-		t.every = max(d, time.Millisecond)
-	}
-	r.timers[id] = t
-	t.t = time.AfterFunc(d, func() { r.enqueue(r.fireDue) })
-	return id
-}
-
-// fireDue runs the callback of the timer due first: the earliest due and,
-// for the same time, the one set first (as the HTML spec orders timers: one
-// never runs before another set earlier with the same or a shorter delay).
-// One callback per job, so that each has the job limit to itself and is
-// repaired after on its own; if another timer is due, fireDue is queued
-// again (an expiry whose timer already ran finds nothing to do).
-func (r *Runtime) fireDue() {
-	now := time.Now()
-	first, due := int64(0), 0
-	for id, t := range r.timers {
-		if t.killed || t.due.After(now) {
-			continue
-		}
-		due++
-		if f := r.timers[first]; f == nil || t.due.Before(f.due) || t.due.Equal(f.due) && id < first {
-			first = id
-		}
-	}
-	if due == 0 {
-		return
-	}
-	if due > 1 {
-		r.enqueue(r.fireDue)
-	}
-	r.fireTimer(first)
-}
-
-func (r *Runtime) fireTimer(id int64) {
-	t := r.timers[id]
-	if t == nil || t.killed {
-		return // cleared by a callback that ran before it
-	}
-	if t.every == 0 {
-		delete(r.timers, id)
-	} else {
-		t.due = time.Now().Add(t.every)
-		t.t.Reset(t.every)
-	}
-	if _, err := t.fn(goja.Undefined()); err != nil {
-		r.Log().Warn("plugin: timer callback threw", "error", Error(err).Error())
-	}
-}
-
-func (r *Runtime) clearTimer(id int64) {
-	if t := r.timers[id]; t != nil {
-		t.killed = true
-		t.t.Stop()
-		delete(r.timers, id)
-	}
-}
-
-func (r *Runtime) stopTimers() {
-	for id, t := range r.timers {
-		t.t.Stop()
-		delete(r.timers, id)
-	}
+// stopFetches cancels the requests still running when the loop stops.
+func (r *Runtime) stopFetches() {
 	for _, cancel := range r.host.fetches {
 		cancel()
 	}

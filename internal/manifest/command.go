@@ -28,6 +28,10 @@ const maxOutput = 1 << 20
 //   - exit 2 denies, with stderr as the message;
 //   - any other exit, a timeout, or unreadable stdout is an error, and the
 //     dispatcher's isolation rules apply (fail-closed when the entry asks).
+//
+// The answer is complete when sh exits (proc.Run): children it left
+// running are killed with its process group, and cannot hold up or spoil
+// its answer.
 func commandHandler(command string, timeout time.Duration, dir string, env []string) plugin.HookHandler {
 	if timeout <= 0 {
 		timeout = DefaultCommandTimeout
@@ -39,9 +43,9 @@ func commandHandler(command string, timeout time.Duration, dir string, env []str
 		}
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "sh", "-c", command)
+		cmd := exec.Command("sh", "-c", command)
 		cmd.Dir, cmd.Env = dir, env
-		code, stdout, stderr, err := proc.Run(cmd, input, maxOutput)
+		code, stdout, stderr, err := proc.Output(ctx, cmd, input, maxOutput)
 		switch {
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("command %q did not finish in time: %w", command, ctx.Err())

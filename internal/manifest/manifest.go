@@ -22,9 +22,12 @@
 //     onHook: activation events) with plugin.IsValidHookEvent, every matcher
 //     compiled; a bad manifest is refused with an error naming the file and
 //     the entry, and the server carries on without it.
-//  3. Registered: each enabled entry becomes a handler of its event (in the
-//     plugin layer; fail-closed when the entry says so; limited by its
-//     matcher to the tool names it matches, the whole name).
+//  3. Registered, once Options.Trust lets it run: each enabled entry
+//     becomes a handler of its event (in the plugin layer; fail-closed when
+//     the entry says so; limited by its matcher to the tool names it
+//     matches, the whole name), checked again before every call
+//     (Verdict.Check). A manifest trust refuses registers its fail-closed
+//     entries only, which deny what they match until it is trusted.
 //  4. Activated: a process handler starts at start-up when the manifest has
 //     onStart, otherwise the first time one of its events is dispatched
 //     (onHook:<Event>, the default). It is restarted with backoff when it
@@ -231,9 +234,10 @@ type Found struct {
 	Project bool
 }
 
-// Discover lists manifest directories: the directories directly under the
-// project's .podcode/plugins and the user's plugins folder that hold a
-// manifest (each folder in name order), then extra (from the config).
+// Discover lists manifest directories: the directories (or links to
+// directories) directly under the project's .podcode/plugins and the
+// user's plugins folder that hold a manifest (each folder in name order),
+// then extra (from the config).
 func Discover(cwd, userDir string, extra []Found) []Found {
 	var out []Found
 	for _, d := range []Found{{filepath.Join(cwd, ".podcode", "plugins"), true}, {filepath.Join(userDir, "plugins"), false}} {
@@ -243,7 +247,9 @@ func Discover(cwd, userDir string, extra []Found) []Found {
 		}
 		for _, e := range entries {
 			dir := filepath.Join(d.Dir, e.Name())
-			if e.IsDir() && IsPluginDir(dir) {
+			// A folder, or a link to one (a plugin kept elsewhere): its
+			// fingerprint reads it through the link.
+			if st, err := os.Stat(dir); err == nil && st.IsDir() && IsPluginDir(dir) {
 				out = append(out, Found{Dir: dir, Project: d.Project})
 			}
 		}
@@ -276,22 +282,63 @@ func Load(f Found) (*Manifest, error) {
 }
 
 // TrustItem is the manifest plugin as trust sees it: every file of its
-// directory, and every command and program it runs, with the project's
-// files those name.
+// directory (through symbolic links: a plugin folder linked from elsewhere
+// is read where it points), and every command and program it runs, with
+// what those run of the project (trust.Hasher.Command: scripts, what they
+// source, a Makefile and its includes).
 func (m *Manifest) TrustItem(project string) (trust.Item, error) {
 	var h trust.Hasher
-	root := project
-	if rel, err := filepath.Rel(project, m.Dir); err != nil || strings.HasPrefix(rel, "..") {
-		root = m.Dir // a plugin the project names from outside it
-	}
+	root := m.trustRoot(project)
 	h.Dir(m.Dir, root)
-	vars := map[string]string{"PODCODE_PLUGIN_DIR": m.Dir, "PODCODE_PROJECT_DIR": project}
-	for _, e := range m.Contributes.Hooks {
-		if c := e.Handler.Command; c != "" {
-			h.Command(c, m.Dir, root, vars)
-		} else {
-			h.Command(strings.Join(append([]string{e.Handler.Process}, e.Handler.Args...), " "), m.Dir, root, vars)
-		}
+	for i := range m.Contributes.Hooks {
+		m.hashEntry(&h, i, project, root)
 	}
 	return h.Item(trust.KindManifest, trust.Shown(m.Dir, project))
+}
+
+// Reads lists the directories in which the command of entry i (of
+// contributes.hooks) reads files that cannot be known, outside the
+// plugin's directory, which TrustItem covers whole: the entry runs only
+// while each of them, as a trust.ReadsItem, is trusted too.
+func (m *Manifest) Reads(project string, i int) []string {
+	var h trust.Hasher
+	root := m.trustRoot(project)
+	var out []string
+	for _, d := range m.hashEntry(&h, i, project, root) {
+		if rel, err := filepath.Rel(m.Dir, d); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// trustRoot is the folder whose files count as the plugin's code: the
+// project, or the plugin's own folder for one the project names from
+// outside it.
+func (m *Manifest) trustRoot(project string) string {
+	if rel, err := filepath.Rel(project, m.Dir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return m.Dir
+	}
+	return project
+}
+
+// hashEntry adds what entry i runs to h and returns the directories its
+// command reads whole.
+func (m *Manifest) hashEntry(h *trust.Hasher, i int, project, root string) []string {
+	e := m.Contributes.Hooks[i]
+	vars := map[string]string{"PODCODE_PLUGIN_DIR": m.Dir, "PODCODE_PROJECT_DIR": project}
+	if c := e.Handler.Command; c != "" {
+		return h.Command(c, m.Dir, root, vars)
+	}
+	return h.Exec(m.processPath(e.Handler.Process), e.Handler.Args, m.Dir, root, vars)
+}
+
+// processPath is the program a process handler runs: a path with a slash
+// is the plugin's, relative to its folder; a bare name is looked up in
+// PATH.
+func (m *Manifest) processPath(p string) string {
+	if !filepath.IsAbs(p) && strings.Contains(p, string(filepath.Separator)) {
+		return filepath.Join(m.Dir, p)
+	}
+	return p
 }

@@ -352,11 +352,13 @@ func TestRestartKeepsTrying(t *testing.T) {
 	var fails atomic.Int32
 	f := processManifest(t, `"onStart"`)
 	d := plugin.NewDispatcher(plugin.WithTimeout(5 * time.Second))
-	s := Register(d, []Found{f}, Options{Cwd: t.TempDir(), Recheck: func(*Manifest) error {
-		if fails.Add(-1) >= 0 {
-			return errors.New("not yet")
-		}
-		return nil
+	s := Register(d, []Found{f}, Options{Cwd: t.TempDir(), Trust: func(*Manifest) Verdict {
+		return Verdict{Run: true, Check: func(int) error {
+			if fails.Add(-1) >= 0 {
+				return errors.New("not yet")
+			}
+			return nil
+		}}
 	}})
 	defer s.Close()
 	p := s.Processes()[0]
@@ -418,10 +420,20 @@ func FuzzParseManifest(f *testing.F) {
 func FuzzDecodeResponse(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"decision":"deny","message":"m"}}`))
 	f.Add([]byte(`{"id":2,"error":{"message":"x"}}`))
+	f.Add([]byte(`{"id":3,"result":42}`))
+	f.Add([]byte(`{"id":"3","result":null}`))
+	f.Add([]byte(`not json`))
+	f.Add([]byte(`{"id":1,"result":{"decision":"` + strings.Repeat("x", 5000) + `"}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		_, res, err := DecodeResponse(line)
+		id, res, err := DecodeResponse(line)
+		if err == nil && id <= 0 {
+			t.Fatalf("accepted a response without a call's id: %d", id)
+		}
 		if err == nil && res != nil && res.Decision != "" && !res.Decision.Valid() {
 			t.Fatalf("accepted decision %q", res.Decision)
+		}
+		if err != nil && len(err.Error()) > 2000 {
+			t.Fatalf("an error of %d bytes", len(err.Error()))
 		}
 	})
 }

@@ -1,13 +1,11 @@
 package manifest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -29,8 +27,16 @@ import (
 //	{"jsonrpc":"2.0","id":7,"result":<HookResult or null>}
 //	{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"why"}}
 //
-// A null result abstains; an error is the handler's error. Anything the
-// process writes to stderr goes to the log with the plugin's id.
+// A null result abstains; an error is the handler's error. A response
+// whose result is not a HookResult object (42, [], a bad decision), or
+// that has neither a result nor an error, fails its call at once. A line
+// that answers no call (not JSON, JSON that is not a response, an id
+// Podcode never sent) fails every call then waiting for an answer, at
+// once, with what was wrong: the answer each of them waits for may be the
+// line that was garbled. The process is kept: its next answers are read as
+// usual. An answer to a call that was already given up (past its deadline)
+// is dropped. Anything the process writes to stderr goes to the log with
+// the plugin's id, bounded (see stderrLog).
 //
 // rpcRequest is a request without its id, which Handler puts in front.
 type rpcRequest struct {
@@ -40,28 +46,93 @@ type rpcRequest struct {
 }
 
 type rpcResponse struct {
-	JSONRPC string             `json:"jsonrpc"`
-	ID      *int64             `json:"id"`
-	Result  *plugin.HookResult `json:"result"`
-	Error   *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
+	JSONRPC string          `json:"jsonrpc"`
+	ID      rpcID           `json:"id"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
 }
 
-// DecodeResponse reads one response line of the process protocol.
+// rpcID is a response's id, read without a second decoding: ok when it is
+// a positive integer, as every id Podcode sends.
+type rpcID struct {
+	n       int64
+	set, ok bool
+}
+
+func (id *rpcID) UnmarshalJSON(b []byte) error {
+	id.set = string(b) != "null"
+	var n int64
+	for i, c := range b {
+		if c < '0' || c > '9' || i == 0 && c == '0' || i >= 18 {
+			return nil
+		}
+		n = n*10 + int64(c-'0')
+	}
+	id.n, id.ok = n, len(b) > 0
+	return nil
+}
+
+// DecodeResponse reads one response line of the process protocol. id is
+// the call the line answers, 0 when it names none (the line is not JSON,
+// not a response, or its id is not a positive integer); err says what was
+// wrong with the line, quoting it cut to a readable length.
 func DecodeResponse(line []byte) (id int64, res *plugin.HookResult, err error) {
 	var r rpcResponse
 	if err := json.Unmarshal(line, &r); err != nil {
-		return 0, nil, fmt.Errorf("not a JSON-RPC response: %v", err)
+		return 0, nil, fmt.Errorf("%s is not a JSON-RPC response: %v", quote(line), err)
 	}
-	if r.ID == nil {
-		return 0, nil, errors.New("a JSON-RPC response without an id")
+	if !r.ID.set {
+		return 0, nil, fmt.Errorf("%s is not a JSON-RPC response: no id", quote(line))
 	}
-	if r.Error != nil {
-		return *r.ID, nil, fmt.Errorf("the process answered an error: %s", r.Error.Message)
+	if !r.ID.ok {
+		return 0, nil, fmt.Errorf("%s is not a JSON-RPC response: its id is not one Podcode sends (a positive integer)", quote(line))
 	}
-	return *r.ID, r.Result, nil
+	id = r.ID.n
+	hasResult, hasError := len(r.Result) > 0, len(r.Error) > 0 && string(r.Error) != "null"
+	switch {
+	case hasResult && hasError:
+		return id, nil, fmt.Errorf("response %d has both a result and an error", id)
+	case hasError:
+		var e struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		}
+		if err := json.Unmarshal(r.Error, &e); err != nil {
+			return id, nil, fmt.Errorf("response %d: error %s is not a JSON-RPC error object", id, cut(r.Error))
+		}
+		return id, nil, fmt.Errorf("the process answered an error: %s", e.Message)
+	case !hasResult:
+		return id, nil, fmt.Errorf("response %d has neither a result nor an error", id)
+	case string(r.Result) == "null":
+		return id, nil, nil
+	case r.Result[0] != '{':
+		return id, nil, fmt.Errorf("response %d: result %s is not a HookResult (an object)", id, cut(r.Result))
+	}
+	res = &plugin.HookResult{}
+	if err := json.Unmarshal(r.Result, res); err != nil {
+		return id, nil, fmt.Errorf("response %d: result %s is not a HookResult: %s", id, cut(r.Result), cut([]byte(err.Error())))
+	}
+	return id, res, nil
+}
+
+// quoteMax bounds what an error message quotes of a process's output.
+const quoteMax = 200
+
+// quote is a line for an error message: quoted, cut after quoteMax bytes.
+func quote(b []byte) string {
+	if len(b) > quoteMax {
+		return fmt.Sprintf("%q… (%d bytes)", b[:quoteMax], len(b))
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// cut is a JSON value (one line, already escaped) for an error message,
+// cut after quoteMax bytes.
+func cut(b []byte) string {
+	if len(b) > quoteMax {
+		return fmt.Sprintf("%s… (%d bytes)", strings.ToValidUTF8(string(b[:quoteMax]), "?"), len(b))
+	}
+	return strings.ToValidUTF8(string(b), "?")
 }
 
 // Restart backoff of a process that died: it doubles from minBackoff up to
@@ -90,10 +161,12 @@ type answer struct {
 // name it.
 //
 // Lifecycle: started by Start (onStart) or by the first call of an event
-// that activates it (onHook:<Event>); when it exits, for whatever reason,
-// its pending calls fail and it is started again after the backoff; Stop
-// closes its input, kills its process group if it has not exited two
-// seconds later, and it is not started again.
+// that activates it (onHook:<Event>), through proc.Start, in a process
+// group of its own. When it exits, for whatever reason, what it left
+// running is killed with its group, what it wrote before the exit is read
+// (proc.Process.Wait), its pending calls fail, and it is started again
+// after the backoff. Stop closes its input, kills its group if it has not
+// exited two seconds later, and it is not started again.
 type Process struct {
 	name    string // the plugin id, in logs
 	path    string
@@ -106,15 +179,19 @@ type Process struct {
 	mu       sync.Mutex
 	cur      *instance // nil when not running
 	pending  map[int64]chan answer
-	nextID   int64
+	nextID   int64 // the last id sent; ids are never reused, across runs too
 	stopped  bool
 	started  bool // activated at least once
 	backoff  time.Duration
 	restarts int
+
+	// garbage bounds the warnings about lines that answer no call.
+	garbage logBudget
 }
 
 // instance is one run of the process.
 type instance struct {
+	proc  *proc.Process
 	cmd   *exec.Cmd
 	start time.Time
 	// stdin is the write end of the process's input pipe. Writes carry the
@@ -122,6 +199,7 @@ type instance struct {
 	// past it; wmu keeps each request line whole.
 	wmu    sync.Mutex
 	stdin  *os.File
+	ready  chan struct{} // closed once proc is set
 	exited chan struct{} // closed once the process is reaped and its calls failed
 }
 
@@ -142,32 +220,6 @@ func (p *Process) Start() error {
 	return err
 }
 
-// pipes makes the three pipes of a run: the child's ends, then ours.
-func pipes() (child, ours [3]*os.File, err error) {
-	for i := range 3 {
-		r, w, err := os.Pipe()
-		if err != nil {
-			closeAll(child[:i])
-			closeAll(ours[:i])
-			return child, ours, err
-		}
-		if i == 0 { // stdin: the child reads
-			child[i], ours[i] = r, w
-		} else {
-			child[i], ours[i] = w, r
-		}
-	}
-	return child, ours, nil
-}
-
-func closeAll(fs []*os.File) {
-	for _, f := range fs {
-		if f != nil {
-			f.Close()
-		}
-	}
-}
-
 func (p *Process) startLocked() error {
 	if p.cur != nil || p.stopped {
 		return nil
@@ -177,35 +229,37 @@ func (p *Process) startLocked() error {
 			return err
 		}
 	}
-	child, ours, err := pipes()
+	r, w, err := os.Pipe() // its input; the outputs are proc.Start's
 	if err != nil {
 		return fmt.Errorf("starting %s: %w", p.path, err)
 	}
-	cmd := exec.Command(p.path, p.args...)
-	cmd.Dir, cmd.Env = p.dir, p.env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = child[0], child[1], child[2]
-	// Its own process group: stopping or killing it takes its children
-	// too, so none of them holds its output open.
-	proc.OwnGroup(cmd)
-	err = cmd.Start()
-	closeAll(child[:]) // the child has its copies
+	in := &instance{cmd: exec.Command(p.path, p.args...), start: time.Now(), stdin: w,
+		ready: make(chan struct{}), exited: make(chan struct{})}
+	stdout := &lineWriter{max: maxLine, line: func(l []byte) { p.response(l) }, over: func([]byte) {
+		p.log.Warn("manifest: the process wrote a line longer than the protocol allows; killing it", "process", p.path, "max_bytes", maxLine)
+		in.kill()
+	}}
+	stderr := newStderrLog(p.log)
+	in.cmd.Dir, in.cmd.Env = p.dir, p.env
+	in.cmd.Stdin, in.cmd.Stdout, in.cmd.Stderr = r, stdout, stderr
+	in.proc, err = proc.Start(in.cmd)
+	r.Close() // the process has its copy
 	if err != nil {
-		closeAll(ours[:])
+		w.Close()
 		return fmt.Errorf("starting %s: %w", p.path, err)
 	}
-	in := &instance{cmd: cmd, start: time.Now(), stdin: ours[0], exited: make(chan struct{})}
+	close(in.ready)
 	p.cur = in
-	stderrDone := make(chan struct{})
-	go func() { p.logStderr(ours[2]); close(stderrDone) }()
-	readDone := make(chan struct{})
-	go func() { p.read(in, ours[1]); close(readDone) }()
-	go p.wait(in, ours[1], ours[2], readDone, stderrDone)
-	p.log.Info("manifest: process started", "process", p.path, "pid", cmd.Process.Pid)
+	go p.wait(in, stdout, stderr)
+	p.log.Info("manifest: process started", "process", p.path, "pid", in.proc.Pid())
 	return nil
 }
 
-// killGroup kills the run's whole process group.
-func (in *instance) killGroup() { proc.KillGroupOf(in.cmd.Process.Pid) }
+// kill kills the run's whole process group.
+func (in *instance) kill() {
+	<-in.ready // a line can arrive before proc.Start has returned
+	in.proc.Kill()
+}
 
 // send writes one request line by the deadline of ctx. A line cut short
 // by the deadline would corrupt the stream, so then the process is killed
@@ -220,7 +274,7 @@ func (in *instance) send(ctx context.Context, line []byte) error {
 	in.stdin.SetWriteDeadline(dl) // zero: none
 	_, err := in.stdin.Write(line)
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		in.killGroup()
+		in.kill()
 		return errDeaf
 	}
 	return err
@@ -228,82 +282,49 @@ func (in *instance) send(ctx context.Context, line []byte) error {
 
 var errDeaf = fmt.Errorf("the process stopped reading its input: %w", context.DeadlineExceeded)
 
-// logStderr logs the process's stderr line by line; a line too long for a
-// log line is cut, and the rest of it dropped, so the process never blocks
-// on a full stderr pipe.
-func (p *Process) logStderr(r io.Reader) {
-	br := bufio.NewReaderSize(r, 4096)
-	for {
-		line, err := br.ReadSlice('\n')
-		if len(line) > 0 {
-			p.log.Info(strings.TrimRight(string(line), "\r\n"), "source", "stderr")
-		}
-		for errors.Is(err, bufio.ErrBufferFull) { // the rest of an overlong line
-			_, err = br.ReadSlice('\n')
-		}
-		if err != nil {
-			return
-		}
+// response delivers one line of the process's stdout: to the call it
+// answers; a late answer to a call given up is dropped; a line that
+// answers no call fails every pending call (see the protocol).
+func (p *Process) response(line []byte) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return
 	}
-}
-
-// read delivers responses until the process's stdout ends. A line longer
-// than maxLine breaks the protocol: the process is killed.
-func (p *Process) read(in *instance, stdout io.Reader) {
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 64*1024), maxLine)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		id, res, err := DecodeResponse(line)
-		if err != nil && id == 0 {
-			p.log.Warn("manifest: the process wrote something that is not a response", "error", err.Error())
-			continue
-		}
-		p.mu.Lock()
-		ch := p.pending[id]
+	id, res, err := DecodeResponse(line)
+	p.mu.Lock()
+	if ch := p.pending[id]; ch != nil {
 		delete(p.pending, id)
 		p.mu.Unlock()
-		if ch != nil {
-			ch <- answer{res, err}
-		}
+		ch <- answer{res, err}
+		return
 	}
-	if err := sc.Err(); err != nil {
-		p.log.Warn("manifest: the process's output broke the protocol; killing it", "process", p.path, "error", err.Error())
-		in.killGroup()
+	if id > 0 && id <= p.nextID {
+		p.mu.Unlock()
+		p.log.Debug("manifest: a late answer to a call given up; dropped", "id", id)
+		return
+	}
+	if err == nil {
+		err = fmt.Errorf("response %d answers no call Podcode made", id)
+	}
+	err = fmt.Errorf("the process wrote a line that answers no call: %w", err)
+	failed := len(p.pending)
+	for id, ch := range p.pending {
+		ch <- answer{err: err}
+		delete(p.pending, id)
+	}
+	logIt, dropped := p.garbage.allow(time.Now())
+	p.mu.Unlock()
+	if logIt {
+		p.log.Warn("manifest: "+err.Error(), "failed_calls", failed, "warnings_dropped", dropped)
 	}
 }
 
-// wait reaps the run: once the process has exited, its group is killed (a
-// child left behind must not hold the output open), our ends of its pipes
-// are closed, and when its output has been read to the end its pending
-// calls fail and a restart is scheduled.
-func (p *Process) wait(in *instance, stdout, stderr *os.File, readDone, stderrDone chan struct{}) {
-	waitErr := in.cmd.Wait()
-	// A child left behind in the group keeps the output open: kill the
-	// group then. (Only then: with the group empty, its id could already
-	// belong to another group.)
-	select {
-	case <-readDone:
-	case <-time.After(100 * time.Millisecond):
-		in.killGroup()
-	}
-	// What is still in the pipes is read first; if a child that left the
-	// group holds them open, closing our ends ends the reading.
-	for _, d := range []struct {
-		f    *os.File
-		done chan struct{}
-	}{{stdout, readDone}, {stderr, stderrDone}} {
-		select {
-		case <-d.done:
-		case <-time.After(time.Second):
-			d.f.Close()
-			<-d.done
-		}
-		d.f.Close()
-	}
+// wait reaps the run (proc.Process.Wait: its group is killed and its
+// output read when it exits), then fails its pending calls and schedules
+// a restart.
+func (p *Process) wait(in *instance, stdout *lineWriter, stderr *stderrLog) {
+	in.proc.Wait()
+	stdout.flush()
+	stderr.close()
 	in.wmu.Lock()
 	in.stdin.Close()
 	in.wmu.Unlock()
@@ -312,8 +333,9 @@ func (p *Process) wait(in *instance, stdout, stderr *os.File, readDone, stderrDo
 	defer close(in.exited)
 	defer p.mu.Unlock()
 	p.cur = nil
+	state := in.cmd.ProcessState.String()
 	for id, ch := range p.pending {
-		ch <- answer{err: fmt.Errorf("%w: it exited (%v)", ErrProcessDown, waitErr)}
+		ch <- answer{err: fmt.Errorf("%w: it exited (%s)", ErrProcessDown, state)}
 		delete(p.pending, id)
 	}
 	if p.stopped {
@@ -323,7 +345,7 @@ func (p *Process) wait(in *instance, stdout, stderr *os.File, readDone, stderrDo
 		p.backoff = 0
 	}
 	p.restarts++
-	p.log.Warn("manifest: the process died; restarting", "process", p.path, "error", fmt.Sprint(waitErr), "restarts", p.restarts)
+	p.log.Warn("manifest: the process died; restarting", "process", p.path, "error", state, "restarts", p.restarts)
 	p.scheduleRestartLocked()
 }
 
@@ -421,7 +443,7 @@ func (p *Process) Stop() {
 	select {
 	case <-in.exited:
 	case <-time.After(2 * time.Second):
-		in.killGroup()
+		in.kill()
 		<-in.exited
 	}
 }
@@ -433,5 +455,5 @@ func (p *Process) PID() int {
 	if p.cur == nil {
 		return 0
 	}
-	return p.cur.cmd.Process.Pid
+	return p.cur.proc.Pid()
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -31,13 +30,33 @@ type Options struct {
 	// Disabled returns, likewise, the plugin ids not to load
 	// (disabled_plugins). nil: none.
 	Disabled func(project bool) []string
-	// Recheck, when set, runs before every command and every start of a
-	// process of m; an error stops that run (it counts as the handler's
-	// error). Podcode checks there that m is still what the user trusted.
-	Recheck func(m *Manifest) error
-	// Allow says whether a manifest may run (trust); nil allows all. A
-	// manifest refused here is skipped; Allow logs why.
-	Allow func(m *Manifest) (bool, string)
+	// Trust decides, for each manifest loaded, whether it runs; nil runs
+	// every one, unchecked. Podcode asks its trust gate there, which logs
+	// why a manifest is refused.
+	Trust func(m *Manifest) Verdict
+}
+
+// Verdict is what Options.Trust decides for a manifest.
+type Verdict struct {
+	// Run registers every enabled entry and starts the onStart processes.
+	Run bool
+	// Guard, when not Run, registers the enabled fail-closed entries
+	// only: a guard that is not trusted must not stop guarding. Each
+	// denies the events it matches while Check fails, and runs as itself
+	// once it passes (the manifest trusted while Podcode runs). The other
+	// entries are skipped until the next start.
+	Guard bool
+	// Why says why not Run, for the set's warnings.
+	Why string
+	// Check, when set, is called before every call of entry i (its index
+	// in contributes.hooks) and before every start of a process; an error
+	// stops that call: a fail-closed entry denies with the error in its
+	// message, any other entry fails with it. Podcode checks there that
+	// what runs is still what the user trusted.
+	Check func(entry int) error
+	// Guarded, when set, is told each fail-closed entry registered, with
+	// its source name, so that what would deny can be shown.
+	Guarded func(entry int, source string)
 }
 
 // Register loads each found manifest and registers its handlers on d
@@ -82,15 +101,26 @@ func Register(d *plugin.Dispatcher, found []Found, o Options) *Set {
 		loaded = append(loaded, m)
 	}
 	for _, m := range loaded {
-		if o.Allow != nil {
-			if ok, why := o.Allow(m); !ok {
-				// Allow has said why in the log.
-				s.Warnings = append(s.Warnings, fmt.Sprintf("manifest plugin %s skipped: %s", m.ID, why))
+		v := Verdict{Run: true}
+		if o.Trust != nil {
+			v = o.Trust(m)
+		}
+		if !v.Run {
+			// Trust has said why in the log.
+			msg := fmt.Sprintf("manifest plugin %s skipped: %s", m.ID, v.Why)
+			if v.Guard && m.hasGuards(o) {
+				msg += "; its fail-closed entries deny the events they match until it is trusted"
+			}
+			s.Warnings = append(s.Warnings, msg)
+			if !v.Guard {
 				continue
 			}
 		}
-		if err := s.register(d, m, o); err != nil {
+		if err := s.register(d, m, o, v); err != nil {
 			warn("manifest: plugin refused", "plugin", m.ID, "error", err.Error())
+			continue
+		}
+		if !v.Run {
 			continue
 		}
 		s.Manifests = append(s.Manifests, m)
@@ -115,15 +145,25 @@ func (s *Set) processesOf(m *Manifest) []*Process {
 	return out
 }
 
-func (s *Set) register(d *plugin.Dispatcher, m *Manifest, o Options) error {
-	env := append(os.Environ(), "PODCODE_PLUGIN_DIR="+m.Dir, "PODCODE_PROJECT_DIR="+o.Cwd)
+// hasGuards reports whether m has an enabled fail-closed entry.
+func (m *Manifest) hasGuards(o Options) bool {
 	var overrides map[string]bool
 	if o.Overrides != nil {
 		overrides = o.Overrides(m.Project)
 	}
-	var recheck func() error
-	if o.Recheck != nil {
-		recheck = func() error { return o.Recheck(m) }
+	for i := range m.Contributes.Hooks {
+		if e := &m.Contributes.Hooks[i]; e.FailClosed && e.enabled(overrides, m.ID) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Set) register(d *plugin.Dispatcher, m *Manifest, o Options, v Verdict) error {
+	env := append(os.Environ(), "PODCODE_PLUGIN_DIR="+m.Dir, "PODCODE_PROJECT_DIR="+o.Cwd)
+	var overrides map[string]bool
+	if o.Overrides != nil {
+		overrides = o.Overrides(m.Project)
 	}
 	procs := map[string]*Process{}
 	for i := range m.Contributes.Hooks {
@@ -132,30 +172,34 @@ func (s *Set) register(d *plugin.Dispatcher, m *Manifest, o Options) error {
 			o.Log.Info("manifest: handler disabled", "plugin", m.ID, "event", e.Event, "entry", i)
 			continue
 		}
+		if !v.Run && !e.FailClosed {
+			continue
+		}
+		var check func() error
+		if v.Check != nil {
+			check = func() error { return v.Check(i) }
+		}
 		var h plugin.HookHandler
 		var what string
 		if c := e.Handler.Command; c != "" {
 			h = commandHandler(c, time.Duration(e.Handler.Timeout*float64(time.Second)), m.Dir, env)
-			if recheck != nil {
-				h = rechecked(h, recheck)
-			}
 			what = c
 		} else {
 			key := e.Handler.Process + "\x00" + strings.Join(e.Handler.Args, "\x00")
 			p := procs[key]
 			if p == nil {
-				path := e.Handler.Process
-				if !filepath.IsAbs(path) && strings.Contains(path, string(filepath.Separator)) {
-					path = filepath.Join(m.Dir, path)
-				}
-				p = newProcess(m.ID, path, e.Handler.Args, m.Dir, env, o.Log, recheck)
+				p = newProcess(m.ID, m.processPath(e.Handler.Process), e.Handler.Args, m.Dir, env, o.Log, check)
 				procs[key] = p
 				s.processes = append(s.processes, p)
 			}
 			h = p.Handler(m.activatesOn(e.Event))
 			what = strings.TrimSpace(e.Handler.Process + " " + strings.Join(e.Handler.Args, " "))
 		}
-		opts := []plugin.RegisterOption{plugin.WithLayer(plugin.LayerPlugin), plugin.WithSource(fmt.Sprintf("%s (%s)", m.ID, what))}
+		source := fmt.Sprintf("%s (%s)", m.ID, what)
+		if check != nil {
+			h = checked(h, check, e.FailClosed, source)
+		}
+		opts := []plugin.RegisterOption{plugin.WithLayer(plugin.LayerPlugin), plugin.WithSource(source)}
 		if e.matcher != nil {
 			opts = append(opts, plugin.WithMatcher(e.matcher))
 		}
@@ -165,14 +209,25 @@ func (s *Set) register(d *plugin.Dispatcher, m *Manifest, o Options) error {
 		if err := d.Register(plugin.HookEvent(e.Event), h, opts...); err != nil {
 			return err
 		}
+		if e.FailClosed && v.Guarded != nil {
+			v.Guarded(i, source)
+		}
 	}
 	return nil
 }
 
-// rechecked runs check before h; its error stops the call.
-func rechecked(h plugin.HookHandler, check func() error) plugin.HookHandler {
+// checked runs check before h. A failed check stops the call: a
+// fail-closed entry denies it, through the dispatcher's merge like any
+// deny, with a message that names the guard and says why it does not run
+// (a guard that changed must not silently stop guarding); any other entry
+// fails with it.
+func checked(h plugin.HookHandler, check func() error, failClosed bool, source string) plugin.HookHandler {
 	return func(ctx context.Context, p *plugin.HookPayload) (*plugin.HookResult, error) {
 		if err := check(); err != nil {
+			if failClosed {
+				return &plugin.HookResult{Decision: plugin.DecisionDeny,
+					Message: fmt.Sprintf("%s is a fail-closed guard and does not run: %v", source, err)}, nil
+			}
 			return nil, fmt.Errorf("not run: %w", err)
 		}
 		return h(ctx, p)

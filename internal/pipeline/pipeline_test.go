@@ -266,7 +266,7 @@ func TestOptionsMergeOverPodcodes(t *testing.T) {
 	a, _ := apptest.Boot(t, apptest.Project{
 		Plugins:      []string{fixture(t, "params-probe.js")},
 		PluginConfig: map[string]any{"params-probe": map[string]any{"options": map[string]any{"reasoningEffort": "low", "plugin": true}}},
-		Config: map[string]any{"model": "acme/thinker", "provider": map[string]any{"acme": map[string]any{
+		User: map[string]any{"model": "acme/thinker", "provider": map[string]any{"acme": map[string]any{
 			"options": map[string]any{"baseURL": "https://acme.test", "store": false},
 			"models":  map[string]any{"thinker": map[string]any{"limit": map[string]any{"context": 1000, "output": 100}, "reasoning": true, "options": map[string]any{"store": true}}},
 		}}},

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/podcode/podcode/internal/bus"
@@ -42,7 +43,9 @@ type ToolGate interface {
 //     run (PreToolUse, permissions, loop guard);
 //  2. tool.execute.before runs (SPEC H16) with {toolID, args, ctx}; the args
 //     it returns are what execute receives, validated again if they changed;
-//  3. execute runs;
+//  3. execute runs; when ctx ends first, the call fails with the context's
+//     error at most cancelGrace later, even if execute has not returned
+//     (see execute);
 //  4. tool.execute.after runs (SPEC H17) with the same plus result {title,
 //     output, metadata}; a result it returns replaces the one the model sees.
 //     When execute fails, the hook still runs, with the error text as
@@ -104,7 +107,7 @@ func (r *Runner) callTool(ctx context.Context, rep *ToolReport, def *tool.Def, c
 	}
 	rep.Args = args
 	start := time.Now()
-	res, execErr := def.Execute(ctx, call, args)
+	res, execErr := r.execute(ctx, def, call, args)
 	rep.Execute = time.Since(start)
 	if execErr != nil {
 		// The error text reaches the model too (a command's output so far,
@@ -135,6 +138,63 @@ func (r *Runner) callTool(ctx context.Context, rep *ToolReport, def *tool.Def, c
 		return tool.Result{}, &ToolError{Message: final.Output, Err: execErr}
 	}
 	return final, nil
+}
+
+// cancelGrace is how long a call whose context ended still waits for its
+// execute to return.
+const cancelGrace = 2 * time.Second
+
+// execute runs def's execute, but returns at most cancelGrace after ctx
+// ends, whether or not execute has: a tool that ignores its context (a Go
+// tool blocked in a system call, a plugin's tool that never returns)
+// cannot keep a cancelled turn running. Such a call is left to finish on its own goroutine; what
+// it returns then is dropped, and logged. A panic in execute is the
+// call's error, not the server's end.
+func (r *Runner) execute(ctx context.Context, def *tool.Def, call tool.Call, args map[string]any) (tool.Result, error) {
+	if ctx.Done() == nil { // a context that never ends: nothing to wait for
+		return r.executeSafely(ctx, def, call, args)
+	}
+	type outcome struct {
+		res tool.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := r.executeSafely(ctx, def, call, args)
+		done <- outcome{res, err}
+	}()
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-ctx.Done():
+	}
+	// A tool that honours its context returns now, with its own account
+	// (a command's output so far) and its clean-up done: it gets a moment.
+	grace := time.NewTimer(cancelGrace)
+	defer grace.Stop()
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-grace.C:
+	}
+	r.log().Warn("tool: the call ended before its execute returned; its result will be dropped",
+		"tool", def.ID, "plugin", def.Source, "session", call.SessionID, "call", call.CallID, "error", context.Cause(ctx).Error())
+	go func() {
+		<-done
+		r.log().Info("tool: an abandoned execute returned", "tool", def.ID, "plugin", def.Source, "call", call.CallID)
+	}()
+	return tool.Result{}, fmt.Errorf("%s did not return when its call ended: %w", def.ID, context.Cause(ctx))
+}
+
+// executeSafely runs def's execute, turning a panic into the call's error.
+func (r *Runner) executeSafely(ctx context.Context, def *tool.Def, call tool.Call, args map[string]any) (res tool.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log().Error("tool: execute panicked", "tool", def.ID, "plugin", def.Source, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			res, err = tool.Result{}, fmt.Errorf("%s: the tool failed (panic: %v)", def.ID, p)
+		}
+	}()
+	return def.Execute(ctx, call, args)
 }
 
 // ToolError is a failed tool call. Message is what the model reads: the

@@ -3,9 +3,12 @@
 package provider
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -40,6 +43,11 @@ type Connection struct {
 	Timeout    time.Duration
 	MaxRetries int
 	Replay     string // the offline model: a recorded conversation to replay
+	// ReplaySum is the SHA-256 (hex) the recording had at start-up when the
+	// project's file named it (it ran only because the user trusted that
+	// content): LoadReplay refuses a recording changed since, by a tool
+	// call or anything else. Empty for the user's own replays.
+	ReplaySum string
 }
 
 // connectionKeys are the provider options that configure the connection,
@@ -105,10 +113,16 @@ var builtin = map[string]Model{
 type Catalog struct {
 	models map[string]Model
 	def    string
+	// Warnings name what of the config the catalog did not take (a
+	// project's model it does not know), with file, position and key.
+	Warnings []string
 }
 
 // NewCatalog returns the built-in models plus the config's; a model the
 // config names under a provider is added to (or overrides) that provider.
+// The default model is the user's choice, or the project's when it names a
+// model the catalog knows (config.Choose): a project's file cannot make
+// Podcode call a model the user never set up.
 func NewCatalog(cfg *config.Config) *Catalog {
 	c := &Catalog{models: maps.Clone(builtin), def: DefaultModel}
 	if cfg == nil {
@@ -126,6 +140,7 @@ func NewCatalog(cfg *config.Config) *Catalog {
 			}
 			copyRequestOptions(m.Options, p.Options)
 			m.Connection = connection(pid, p.Options)
+			pinReplay(cfg, &m.Connection, "provider."+pid+".options.replay")
 			c.models[name] = m
 		}
 		for mid, m := range p.Models {
@@ -143,14 +158,49 @@ func NewCatalog(cfg *config.Config) *Catalog {
 			if limit.Output == 0 {
 				limit.Output = base.Limit.Output
 			}
-			c.models[name] = Model{ProviderID: pid, ModelID: mid, Limit: limit, Reasoning: m.Reasoning || base.Reasoning, Options: opts,
+			model := Model{ProviderID: pid, ModelID: mid, Limit: limit, Reasoning: m.Reasoning || base.Reasoning, Options: opts,
 				Connection: connection(pid, all)}
+			if _, ok := m.Options["replay"]; ok {
+				pinReplay(cfg, &model.Connection, "provider."+pid+".models."+mid+".options.replay")
+			} else {
+				pinReplay(cfg, &model.Connection, "provider."+pid+".options.replay")
+			}
+			c.models[name] = model
 		}
 	}
 	if cfg.Model != "" {
 		c.def = cfg.Model
 	}
+	if pm := cfg.ProjectModel; pm != "" {
+		if _, ok := c.models[pm]; ok {
+			c.def = pm
+		} else {
+			at := config.FileName + `: key "model"`
+			if o := cfg.Origins("model"); len(o) > 0 {
+				at = o[len(o)-1].At()
+			}
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %q ignored: a project's file may only pick a model the user's file or Podcode defines (known: %s)",
+				at, pm, strings.Join(c.Names(), ", ")))
+		}
+	}
 	return c
+}
+
+// pinReplay pins a replay the project's file set (key) to the content it
+// has now, at start-up, which is what the trust gate just fingerprinted:
+// the path is made absolute (relative to that file) and its SHA-256 kept
+// in ReplaySum. A missing file is pinned as empty.
+func pinReplay(cfg *config.Config, c *Connection, key string) {
+	o := cfg.Origins(key)
+	if c.Replay == "" || len(o) == 0 || !o[len(o)-1].Project {
+		return
+	}
+	if !filepath.IsAbs(c.Replay) {
+		c.Replay = filepath.Join(filepath.Dir(o[len(o)-1].File), c.Replay)
+	}
+	data, _ := os.ReadFile(c.Replay)
+	sum := sha256.Sum256(data)
+	c.ReplaySum = hex.EncodeToString(sum[:])
 }
 
 // Default returns the model the config selects (offline/echo without one).

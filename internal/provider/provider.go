@@ -56,7 +56,7 @@ var ErrUnknownProvider = errors.New("unknown provider")
 func For(m Model) (Provider, error) {
 	switch {
 	case m.ProviderID == Offline && m.Connection.Replay != "":
-		return LoadReplay(m.Connection.Replay)
+		return LoadReplay(m.Connection.Replay, m.Connection.ReplaySum)
 	case m.ProviderID == Offline:
 		return OfflineModel{}, nil
 	case m.Connection.BaseURL != "":

@@ -2,9 +2,14 @@ package provider
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sync"
 
@@ -40,15 +45,21 @@ type recorded struct {
 }
 
 // LoadReplay reads a recording; a bad line is an error naming the file and
-// the line.
-func LoadReplay(file string) (*Replay, error) {
-	f, err := os.Open(file)
+// the line. With sum (Connection.ReplaySum), a recording whose SHA-256 is
+// another is refused: it is not what the user trusted.
+func LoadReplay(file, sum string) (*Replay, error) {
+	data, err := os.ReadFile(file)
+	if err != nil && (sum == "" || !errors.Is(err, fs.ErrNotExist)) {
+		return nil, fmt.Errorf("offline replay: %w", err)
+	}
+	if got := sha256.Sum256(data); sum != "" && hex.EncodeToString(got[:]) != sum {
+		return nil, fmt.Errorf("offline replay %s: changed since the project's configuration was trusted at start-up; review it, run `podcode trust` and start again", file)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("offline replay: %w", err)
 	}
-	defer f.Close()
 	r := &Replay{file: file}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	for n := 1; sc.Scan(); n++ {
 		if len(sc.Bytes()) == 0 {

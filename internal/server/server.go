@@ -16,6 +16,13 @@
 //
 // Bodies are JSON, at most MaxBody bytes; a bad body is a 400 that says
 // what was wrong. Errors are {"error": "..."}.
+//
+// Hostile clients: served through HTTP, every request is read within
+// timeouts, every write has its own deadline, connections are capped with
+// a smaller budget for those that have not yet proved a token, and an
+// /events client that stops reading is disconnected without slowing the
+// publisher (see Limits). Events carry ids, and a client that reconnects
+// resumes where it left off.
 package server
 
 import (
@@ -25,9 +32,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -62,6 +72,8 @@ type Server struct {
 	mu        sync.Mutex
 	questions map[string]question // pending permission questions, by id
 	turns     turns
+	limits    Limits        // set by HTTP; the defaults until then
+	httpDone  chan struct{} // closed when the http.Server of HTTP shuts down
 }
 
 // turns counts the turns the server runs, so that stopping waits for them;
@@ -167,7 +179,7 @@ func CheckAddr(addr string, tokens bool) error {
 // Handler is the API.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { httpjson.Write(w, 200, map[string]any{"ok": true}) })
+	mux.HandleFunc("GET /healthz", s.health)
 	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(openAPI)
@@ -213,6 +225,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 				return
 			}
 		}
+		authenticated(r.Context()) // the connection has proved a token: see Limits.MaxUnauthenticatedConns
 		next.ServeHTTP(w, r.WithContext(chat.WithScope(r.Context(), who)))
 	})
 }
@@ -353,6 +366,11 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	c := caller(r)
 	req := agent.TurnRequest{Tenant: c.Tenant, TenantID: c.TenantID, UserID: c.UserID, SessionID: id, Prompt: body.Text, Channel: "api", Specified: body.Params}
+	ctx, err := s.turnContext(r, c)
+	if err != nil {
+		httpjson.Error(w, http.StatusInternalServerError, err)
+		return
+	}
 	if !s.turns.add() {
 		httpjson.Error(w, http.StatusServiceUnavailable, agent.ErrShuttingDown)
 		return
@@ -360,7 +378,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	if body.Async {
 		go func() {
 			defer s.turns.done()
-			if _, err := s.Agent.Run(context.WithoutCancel(r.Context()), req); err != nil {
+			if _, err := s.Agent.Run(ctx, req); err != nil {
 				s.Log.Warn("server: turn failed", "session", id, "error", err.Error())
 			}
 		}()
@@ -369,7 +387,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	// The turn belongs to the server, not to this request: a client that
 	// goes away does not cancel it (POST /sessions/{id}/cancel does).
-	res, err := s.Agent.Run(context.WithoutCancel(r.Context()), req)
+	res, err := s.Agent.Run(ctx, req)
 	s.turns.done()
 	if err != nil && res == nil {
 		httpjson.Error(w, statusOf(err), err)
@@ -405,18 +423,26 @@ func (s *Server) replyPermission(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, 200, map[string]any{"ok": true})
 }
 
+// health answers that the server serves, and lists the project code that
+// does not run (trust.Skip: skipped, or denying what its guards match),
+// so that a client shows it where its user looks.
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	httpjson.Write(w, 200, map[string]any{"ok": true, "skipped": s.Agent.App.Trust.Skipped()})
+}
+
 func (s *Server) listPlugins(w http.ResponseWriter, r *http.Request) {
 	type info struct {
 		ID     string   `json:"id"`
 		Source string   `json:"source"`
 		Path   string   `json:"path"`
 		Hooks  []string `json:"hooks"`
+		Status string   `json:"status"` // "running", or "stopped: " and why (jsplugin.Plugin.Status)
 	}
 	out := []info{}
 	for _, p := range s.Agent.App.Plugins.Plugins {
-		out = append(out, info{ID: p.ID, Source: p.Source, Path: p.Path, Hooks: p.Hooks})
+		out = append(out, info{ID: p.ID, Source: p.Source, Path: p.Path, Hooks: p.Hooks, Status: p.Status()})
 	}
-	httpjson.Write(w, 200, map[string]any{"plugins": out, "warnings": s.Agent.App.Plugins.Warnings})
+	httpjson.Write(w, 200, map[string]any{"plugins": out, "warnings": s.Agent.App.Plugins.Warnings, "skipped": s.Agent.App.Trust.Skipped()})
 }
 
 func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {
@@ -433,55 +459,123 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, 200, out)
 }
 
-// events streams the bus as Server-Sent Events. A client that cannot keep
-// up is disconnected rather than allowed to slow down the server.
+// EventMissed is the first event of a stream whose Last-Event-ID is older
+// than the events the server still keeps, or from an earlier run of the
+// server: the client missed events and should reload what it shows.
+const EventMissed = "events.missed"
+
+// events streams the bus as Server-Sent Events, each with an id. A client
+// that reconnects with Last-Event-ID (the header, or ?last_event_id= for
+// clients that cannot set it) first receives the events it missed, in
+// order, then the new ones; when those are no longer all kept it receives
+// EventMissed instead. A client sees only its tenant's events and the
+// server's, replayed ones too. The publisher never waits for a client: a
+// client that lets Limits.EventsQueue events pile up, or does not take a
+// write within Limits.WriteTimeout, is disconnected, and can resume.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	flusher, ok := w.(http.Flusher)
-	if !ok {
-		httpjson.Error(w, http.StatusInternalServerError, errors.New("streaming is not supported"))
-		return
-	}
-	ch := make(chan bus.Event, 1024)
-	var overflow sync.Once
-	gone := make(chan struct{})
+	lim := s.lim()
+	b := s.Agent.App.Bus
 	mine := tenant(r)
-	unsub := s.Agent.App.Bus.Subscribe("", "sse", func(ev bus.Event) {
-		if ev.Tenant != "" && ev.Tenant != mine {
-			return // another tenant's
+	keep := func(ev bus.Event) bool { return ev.Tenant == "" || ev.Tenant == mine }
+	last := r.Header.Get("Last-Event-ID")
+	if last == "" {
+		last = r.URL.Query().Get("last_event_id")
+	}
+	var (
+		f      *bus.Follower
+		replay []bus.Event
+		missed bool
+	)
+	if last == "" {
+		f = b.Follow(lim.EventsQueue, keep)
+	} else {
+		id, ours, err := b.ParseID(last)
+		if err != nil {
+			httpjson.Error(w, http.StatusBadRequest, fmt.Errorf("Last-Event-ID: %w", err))
+			return
 		}
-		select {
-		case ch <- ev:
-		default:
-			overflow.Do(func() { close(gone) })
+		if !ours {
+			id = math.MaxUint64 // an earlier run's: nothing of it is kept
 		}
-	})
-	defer unsub()
+		f, replay, missed = b.Resume(id, lim.EventsQueue, keep)
+	}
+	defer f.Close()
+	capSendBuffer(r.Context())
+	rc := http.NewResponseController(w)
+	var err error
+	// write sends one frame, under its own deadline; flush sends what
+	// was written.
+	write := func(frame string) {
+		if err == nil {
+			rc.SetWriteDeadline(time.Now().Add(lim.WriteTimeout))
+			_, err = io.WriteString(w, frame)
+		}
+	}
+	flush := func() {
+		if err == nil {
+			rc.SetWriteDeadline(time.Now().Add(lim.WriteTimeout))
+			err = rc.Flush()
+		}
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(200)
-	fmt.Fprint(w, ": podcode events\n\n")
-	flusher.Flush()
+	write(": podcode events\n\n")
+	if missed {
+		data, _ := json.Marshal(bus.Event{Type: EventMissed, Time: time.Now(), Properties: map[string]any{"lastEventID": last}})
+		// Its id is the latest event's: resuming from it misses nothing
+		// more than this stream will send.
+		write("id: " + b.FormatID(f.From) + "\nevent: " + EventMissed + "\ndata: " + string(data) + "\n\n")
+	}
+	for _, ev := range replay {
+		write(s.frame(ev))
+	}
+	flush()
 	tick := time.NewTicker(15 * time.Second)
 	defer tick.Stop()
-	for {
+	for err == nil {
 		select {
-		case ev := <-ch:
-			data, err := json.Marshal(ev)
-			if err != nil {
-				continue
+		case ev := <-f.C:
+			write(s.frame(ev))
+			// Whatever else is waiting goes out in the same flush.
+			for more := true; more && err == nil; {
+				select {
+				case ev := <-f.C:
+					write(s.frame(ev))
+				default:
+					more = false
+				}
 			}
-			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Type, s.Agent.App.Redact.String(string(data)))
-			flusher.Flush()
+			flush()
 		case <-tick.C:
-			fmt.Fprint(w, ": keep-alive\n\n")
-			flusher.Flush()
-		case <-gone:
-			s.Log.Warn("server: an event stream fell behind and was closed", "remote", r.RemoteAddr)
+			write(": keep-alive\n\n")
+			flush()
+		case <-f.Dropped:
+			s.Log.Warn("server: an event stream fell behind and was closed; the client can resume with Last-Event-ID",
+				"remote", r.RemoteAddr, "tenant", mine, "events_queue", lim.EventsQueue)
+			return
+		case <-s.httpDone:
 			return
 		case <-r.Context().Done():
 			return
 		}
 	}
+	// A write failed: the client went away, or did not take a write within
+	// the write timeout (then the connection ends with a reset: see
+	// limitedConn.Write).
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		s.Log.Warn("server: an event stream stopped taking events and was closed; the client can resume with Last-Event-ID",
+			"remote", r.RemoteAddr, "tenant", mine, "write_timeout", lim.WriteTimeout.String())
+	}
+}
+
+// frame is ev as a Server-Sent Event, its data redacted.
+func (s *Server) frame(ev bus.Event) string {
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return "" // not JSON: left out, as a gap in the ids
+	}
+	return "id: " + s.Agent.App.Bus.FormatID(ev.ID) + "\nevent: " + ev.Type + "\ndata: " + s.Agent.App.Redact.String(string(data)) + "\n\n"
 }
 
 // Shutdown stops the server's turns: it refuses new ones (503), cancels

@@ -16,11 +16,11 @@ import (
 )
 
 // newAgent boots p and returns an agent over the project's session
-// database, which is closed when the test ends.
+// database (in its data directory), which is closed when the test ends.
 func newAgent(t testing.TB, p apptest.Project) *agent.Agent {
 	t.Helper()
 	a, _ := apptest.Boot(t, p)
-	st, err := store.Open(context.Background(), filepath.Join(a.Cwd, ".podcode", "podcode.db"))
+	st, err := store.Open(context.Background(), filepath.Join(a.DataDir, store.File))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,7 @@
 // Package store keeps sessions and their messages in SQLite (a pure-Go
-// driver, WAL mode) in the project's .podcode folder.
+// driver, WAL mode), in the project's data directory outside the project
+// (DataDir; Adopt moves the database an older Podcode kept in the
+// project's .podcode folder).
 //
 // Durability: every write is its own transaction, committed before the
 // call returns, so whatever Podcode acknowledged survives a crash. On open,
@@ -115,9 +117,10 @@ CREATE TABLE IF NOT EXISTS webhook_signatures (
 `
 
 // Open opens (creating if needed) the database at path and marks what a
-// dead server left running as interrupted.
+// dead server left running as interrupted. A missing directory is created
+// readable by its owner only.
 func Open(ctx context.Context, path string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"

@@ -2,7 +2,6 @@ package tool
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -11,6 +10,18 @@ import (
 	"github.com/podcode/podcode/internal/proc"
 )
 
+// bash runs a command with `bash -c` in the workspace (or workdir inside
+// it), bounded by the call's timeout and context.
+//
+// The call is done when bash exits; its output is what bash and its
+// children wrote until then. Whatever the command left running in the
+// background (`server &`, nohup, a double fork) is then killed with the
+// command's process group: nothing outlives the call, so a command that
+// needs a server starts it, uses it and stops it within one call, and a
+// server meant to outlive calls is started outside Podcode. A process that
+// leaves the group itself (setsid) is not killed; if it holds the output
+// open, the call returns proc.DrainGrace after bash exits, with the output
+// so far.
 func (b builtins) bash(parent context.Context, _ Call, args map[string]any) (Result, error) {
 	ws := b.ws(parent)
 	dir := ws.Root
@@ -27,24 +38,19 @@ func (b builtins) bash(parent context.Context, _ Call, args map[string]any) (Res
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	command := str(args, "command")
-	cmd := exec.CommandContext(ctx, "bash", "-c", command)
-	cmd.Dir = dir
-	// Its own process group, so a timeout or a cancelled turn kills the
-	// command's children too, not only bash.
-	proc.KillGroup(cmd)
+	cmd := bashCommand(command, dir)
+	if err := ws.Confine(cmd); err != nil {
+		return Result{}, err
+	}
 	var out tailBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
-	err := cmd.Run()
-	exit := 0
-	var ee *exec.ExitError
+	exit, err := proc.Run(ctx, cmd)
 	switch {
 	case parent.Err() != nil:
 		return Result{}, fmt.Errorf("bash: %q was cancelled: %w", command, parent.Err())
 	case ctx.Err() != nil:
 		return Result{}, fmt.Errorf("bash: %q did not finish within %s and was killed; output so far:\n%s", command, timeout, out.String())
-	case errors.As(err, &ee):
-		exit = ee.ExitCode()
 	case err != nil:
 		return Result{}, fmt.Errorf("bash: %w", err)
 	}
@@ -54,6 +60,14 @@ func (b builtins) bash(parent context.Context, _ Call, args map[string]any) (Res
 	}
 	return Result{Title: command, Output: output,
 		Metadata: map[string]any{"exit": exit, "elapsed_ms": time.Since(start).Milliseconds(), "truncated": out.dropped > 0}}, nil
+}
+
+// bashCommand is the one place bash's process is made: the command, run
+// by bash in dir. proc.Run starts it in its own process group.
+func bashCommand(command, dir string) *exec.Cmd {
+	cmd := exec.Command("bash", "-c", command)
+	cmd.Dir = dir
+	return cmd
 }
 
 // tailBuffer keeps the last maxOutputBytes written to it.

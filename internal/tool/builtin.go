@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,6 +34,9 @@ const (
 	maxOutputBytes = 50 * 1024
 	maxGlobResults = 1000
 	maxGrepMatches = 500
+	// maxLoadBytes is the largest file a tool loads whole into memory
+	// (edit); read and grep stream and load no file whole.
+	maxLoadBytes = 16 << 20
 )
 
 // Builtins returns the built-in tools. task is registered so its id is
@@ -56,13 +61,13 @@ func Builtins(o Options) []*Def {
 				"path":{"type":"string"},"content":{"type":"string"}},
 				"required":["path","content"],"additionalProperties":false}`)},
 		{ID: "edit", Source: Builtin, Execute: b.edit,
-			Description: "Replace exact text in a file. old_string must occur exactly once unless replace_all is true.",
+			Description: "Replace exact text in a file (of at most 16 MiB). old_string must occur exactly once unless replace_all is true.",
 			Parameters: json.RawMessage(`{"type":"object","properties":{
 				"path":{"type":"string"},"old_string":{"type":"string","minLength":1},"new_string":{"type":"string"},
 				"replace_all":{"type":"boolean"}},
 				"required":["path","old_string","new_string"],"additionalProperties":false}`)},
 		{ID: "bash", Source: Builtin, Execute: b.bash,
-			Description: "Run a bash command in the project directory. Output is stdout and stderr combined.",
+			Description: "Run a bash command in the project directory (your workspace). Output is stdout and stderr combined. The call ends when the command exits; processes it left running in the background are killed then. It may run sandboxed: then only the workspace is writable, other files outside it and /tmp are unreachable (use $TMPDIR), and the network may be off.",
 			Parameters: json.RawMessage(`{"type":"object","properties":{
 				"command":{"type":"string","minLength":1},
 				"timeout":{"type":"integer","minimum":1,"description":"milliseconds"},
@@ -124,103 +129,161 @@ func num(args map[string]any, k string, def int) int {
 	return def
 }
 
-// readFile reads the file args name, inside the workspace.
-func (b builtins) readFile(ws Workspace, args map[string]any) (path string, data []byte, err error) {
-	if path, err = ws.Resolve(str(args, "path")); err != nil {
-		return "", nil, err
-	}
-	data, err = os.ReadFile(path)
-	return path, data, err
-}
-
+// read streams the lines asked for: it reads up to offset+limit lines and
+// stops, so its cost does not grow with the file. The lines after them are
+// counted when they fit in restCountBytes; beyond that the output says
+// that more lines follow.
 func (b builtins) read(ctx context.Context, _ Call, args map[string]any) (Result, error) {
-	ws := b.ws(ctx)
-	path, data, err := b.readFile(ws, args)
+	fsys := b.ws(ctx).files()
+	defer fsys.Close()
+	file, _, real, err := fsys.open(str(args, "path"))
 	if err != nil {
 		return Result{}, err
 	}
-	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
-		return Result{}, fmt.Errorf("%s is not a text file", ws.rel(path))
+	defer file.Close()
+	shown := fsys.show(real)
+	notText := fmt.Errorf("%s is not a text file", shown)
+	lr := newLineReader(file, maxLineBytes)
+	if head, _ := lr.br.Peek(8 << 10); !looksLikeText(head) {
+		return Result{}, notText
 	}
-	offset, limit := num(args, "offset", 0), num(args, "limit", maxReadLines)
-	lines := strings.SplitAfter(string(data), "\n")
-	if len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
+	offset, limit := max(num(args, "offset", 0), 0), min(max(num(args, "limit", maxReadLines), 1), maxReadLines)
+	end := offset + limit
+	if end < offset { // an offset near the largest int
+		end = math.MaxInt
 	}
 	var out strings.Builder
-	end := min(offset+min(limit, maxReadLines), len(lines))
-	for i := offset; i < end; i++ {
-		line := strings.TrimRight(lines[i], "\n")
-		if len(line) > maxLineBytes {
-			line = line[:maxLineBytes] + "…"
+	n := 0 // lines read
+	for ; n < end; n++ {
+		if n%1024 == 0 && ctx.Err() != nil {
+			return Result{}, ctx.Err()
 		}
-		fmt.Fprintf(&out, "%6d\t%s\n", i+1, line)
+		line, cut, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return Result{}, fmt.Errorf("%s: %w", shown, err)
+		}
+		if n < offset {
+			continue
+		}
+		if cut {
+			line = trimPartialRune(line)
+		}
+		if !looksLikeText(line) {
+			return Result{}, notText
+		}
+		fmt.Fprintf(&out, "%6d\t%s", n+1, line)
+		if cut {
+			out.WriteString("…")
+		}
+		out.WriteByte('\n')
 	}
-	if end < len(lines) {
-		fmt.Fprintf(&out, "(%d more lines; read on with offset %d)\n", len(lines)-end, end)
+	meta := map[string]any{}
+	more, known := countRest(lr.br)
+	switch {
+	case n < offset:
+		fmt.Fprintf(&out, "(the file has %d lines; offset %d is past its end)\n", n, offset)
+		meta["lines"] = n
+	case more > 0 && known:
+		fmt.Fprintf(&out, "(%d more lines; read on with offset %d)\n", more, n)
+		meta["lines"] = n + more
+	case !known:
+		fmt.Fprintf(&out, "(more lines follow; read on with offset %d)\n", n)
+		meta["more"] = true
+	default:
+		meta["lines"] = n
 	}
-	return Result{Title: ws.rel(path), Output: out.String(),
-		Metadata: map[string]any{"lines": len(lines)}}, nil
+	return Result{Title: shown, Output: out.String(), Metadata: meta}, nil
+}
+
+// restCountBytes bounds how far read looks past the lines it returns to
+// count the rest.
+const restCountBytes = 4 << 20
+
+// countRest counts the lines left in r, reading at most restCountBytes;
+// known is false when there was more.
+func countRest(r *bufio.Reader) (lines int, known bool) {
+	var read int
+	last := byte('\n')
+	for read <= restCountBytes {
+		chunk, err := r.Peek(r.Size())
+		if len(chunk) > 0 {
+			lines += bytes.Count(chunk, []byte{'\n'})
+			last = chunk[len(chunk)-1]
+			read += len(chunk)
+			r.Discard(len(chunk))
+		}
+		if err == io.EOF {
+			if last != '\n' {
+				lines++
+			}
+			return lines, true
+		}
+		if err != nil {
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// looksLikeText reports whether b is UTF-8 without NUL bytes; b may end in
+// the middle of a character.
+func looksLikeText(b []byte) bool {
+	return bytes.IndexByte(b, 0) < 0 && utf8.Valid(trimPartialRune(b))
+}
+
+// trimPartialRune drops an incomplete UTF-8 character at the end of b (a
+// line cut at a byte limit).
+func trimPartialRune(b []byte) []byte {
+	for i := 1; i <= utf8.UTFMax-1 && i <= len(b); i++ {
+		c := b[len(b)-i]
+		if c < utf8.RuneSelf {
+			return b // ASCII: nothing is cut
+		}
+		if utf8.RuneStart(c) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			return b
+		}
+	}
+	return b
 }
 
 func (b builtins) write(ctx context.Context, _ Call, args map[string]any) (Result, error) {
-	ws := b.ws(ctx)
-	path, err := ws.Resolve(str(args, "path"))
+	fsys := b.ws(ctx).files()
+	defer fsys.Close()
+	l, err := fsys.locate(str(args, "path"))
 	if err != nil {
 		return Result{}, err
 	}
 	content := str(args, "content")
-	existed := fileExists(path)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return Result{}, err
-	}
-	if err := writeFileAtomic(path, []byte(content)); err != nil {
-		return Result{}, err
-	}
-	verb := "created"
-	if existed {
-		verb = "overwrote"
-	}
-	rel := ws.rel(path)
-	return Result{Title: rel, Output: fmt.Sprintf("%s %s (%d bytes)", verb, rel, len(content)),
-		Metadata: map[string]any{"bytes": len(content), "created": !existed}}, nil
-}
-
-// writeFileAtomic replaces path's content in one rename, keeping its mode,
-// so a crash never leaves a half-written file.
-func writeFileAtomic(path string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".podcode-*")
+	created, err := fsys.write(l, []byte(content))
 	if err != nil {
-		return err
+		return Result{}, err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
+	verb := "overwrote"
+	if created {
+		verb = "created"
 	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	rel := fsys.show(l.real)
+	return Result{Title: rel, Output: fmt.Sprintf("%s %s (%d bytes)", verb, rel, len(content)),
+		Metadata: map[string]any{"bytes": len(content), "created": created}}, nil
 }
 
+// edit loads the whole file, so it refuses files above maxLoadBytes.
 func (b builtins) edit(ctx context.Context, _ Call, args map[string]any) (Result, error) {
-	ws := b.ws(ctx)
-	path, data, err := b.readFile(ws, args)
+	fsys := b.ws(ctx).files()
+	defer fsys.Close()
+	data, _, l, err := fsys.load(str(args, "path"))
 	if err != nil {
 		return Result{}, err
 	}
 	old, repl := str(args, "old_string"), str(args, "new_string")
 	all, _ := args["replace_all"].(bool)
-	rel := ws.rel(path)
+	rel := fsys.show(l.real)
 	n := strings.Count(string(data), old)
 	switch {
 	case n == 0:
@@ -232,7 +295,7 @@ func (b builtins) edit(ctx context.Context, _ Call, args map[string]any) (Result
 	if all {
 		limit = -1
 	}
-	if err := writeFileAtomic(path, []byte(strings.Replace(string(data), old, repl, limit))); err != nil {
+	if _, err := fsys.write(l, []byte(strings.Replace(string(data), old, repl, limit))); err != nil {
 		return Result{}, err
 	}
 	if !all {
@@ -247,19 +310,27 @@ func skipDir(name string) bool {
 	return name == ".git" || name == "node_modules" || name == ".podcode"
 }
 
-func searchRoot(ws Workspace, args map[string]any) (string, error) {
-	if p := str(args, "path"); p != "" {
-		return ws.Resolve(p)
+// searchRoot is where glob and grep start: the path args name (the
+// project by default), checked and resolved.
+func searchRoot(fsys *files, args map[string]any) (located, error) {
+	p := str(args, "path")
+	if p == "" {
+		p = fsys.ws.Root
 	}
-	return ws.Root, nil
+	return fsys.locate(p)
 }
 
+// glob lists the files under its root that match. Symbolic links to
+// directories are not entered; a link is listed only when it leads to
+// somewhere inside the workspace.
 func (b builtins) glob(ctx context.Context, _ Call, args map[string]any) (Result, error) {
-	ws := b.ws(ctx)
-	root, err := searchRoot(ws, args)
+	fsys := b.ws(ctx).files()
+	defer fsys.Close()
+	start, err := searchRoot(fsys, args)
 	if err != nil {
 		return Result{}, err
 	}
+	root := start.real
 	pattern := str(args, "pattern")
 	if !doublestar.ValidatePattern(pattern) {
 		return Result{}, fmt.Errorf("glob: bad pattern %q", pattern)
@@ -280,11 +351,16 @@ func (b builtins) glob(ctx context.Context, _ Call, args map[string]any) (Result
 		if d.IsDir() || !doublestar.MatchUnvalidated(pattern, filepath.ToSlash(rel)) {
 			return nil
 		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if _, err := fsys.locate(p); err != nil {
+				return nil // leads out of the workspace
+			}
+		}
 		if len(matches) == maxGlobResults {
 			truncated = true
 			return filepath.SkipAll
 		}
-		matches = append(matches, ws.rel(p))
+		matches = append(matches, fsys.show(p))
 		return nil
 	})
 	if err != nil {
@@ -300,12 +376,22 @@ func (b builtins) glob(ctx context.Context, _ Call, args map[string]any) (Result
 	return Result{Title: pattern, Output: out, Metadata: map[string]any{"count": len(matches), "truncated": truncated}}, nil
 }
 
+// grepLineBytes is how much of one line grep searches: the rest of a
+// longer line is read through, not kept.
+const grepLineBytes = 1 << 20
+
+// grep searches the regular files under its root. It opens each as read
+// does: a symbolic link is searched only when it leads to a regular file
+// inside the workspace; pipes, devices and sockets are passed over; files
+// whose first 8 KiB hold a NUL byte are taken for binary and skipped.
 func (b builtins) grep(ctx context.Context, _ Call, args map[string]any) (Result, error) {
-	ws := b.ws(ctx)
-	root, err := searchRoot(ws, args)
+	fsys := b.ws(ctx).files()
+	defer fsys.Close()
+	start, err := searchRoot(fsys, args)
 	if err != nil {
 		return Result{}, err
 	}
+	root := start.real
 	re, err := regexp.Compile(str(args, "pattern"))
 	if err != nil {
 		return Result{}, fmt.Errorf("grep: bad pattern: %w", err)
@@ -316,6 +402,7 @@ func (b builtins) grep(ctx context.Context, _ Call, args map[string]any) (Result
 	}
 	var out strings.Builder
 	count := 0
+	lr := newLineReader(nil, grepLineBytes) // one buffer for every file
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
@@ -334,18 +421,35 @@ func (b builtins) grep(ctx context.Context, _ Call, args map[string]any) (Result
 				return nil
 			}
 		}
-		f, err := os.Open(p)
+		var f *os.File
+		switch {
+		case d.Type().IsRegular():
+			// Opened beneath the directory the walk started in: a directory
+			// on the way swapped for a link meanwhile is refused.
+			rel, _ := filepath.Rel(root, p)
+			f, _, err = openFstat(start.dir, filepath.Join(start.rel, rel), p)
+		case d.Type()&fs.ModeSymlink != 0:
+			f, _, _, err = fsys.open(p) // the whole check, as read's
+		default:
+			return nil // pipes, devices, sockets
+		}
 		if err != nil {
 			return nil
 		}
 		defer f.Close()
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64*1024), 1024*1024)
-		for n := 1; sc.Scan(); n++ {
-			line := sc.Bytes()
-			if n == 1 && bytes.IndexByte(line, 0) >= 0 {
-				return nil // binary
+		lr.br.Reset(f)
+		if head, _ := lr.br.Peek(8 << 10); bytes.IndexByte(head, 0) >= 0 {
+			return nil // binary
+		}
+		for n := 1; ; n++ {
+			line, _, err := lr.next()
+			if err != nil {
+				return nil
 			}
+			if n%1024 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			line = bytes.TrimSuffix(line, []byte{'\r'})
 			if !re.Match(line) {
 				continue
 			}
@@ -353,13 +457,17 @@ func (b builtins) grep(ctx context.Context, _ Call, args map[string]any) (Result
 				return filepath.SkipAll
 			}
 			count++
-			text := string(line)
-			if len(text) > maxLineBytes {
-				text = text[:maxLineBytes] + "…"
+			text := line
+			cut := len(text) > maxLineBytes
+			if cut {
+				text = trimPartialRune(text[:maxLineBytes])
 			}
-			fmt.Fprintf(&out, "%s:%d: %s\n", ws.rel(p), n, text)
+			fmt.Fprintf(&out, "%s:%d: %s", fsys.show(p), n, text)
+			if cut {
+				out.WriteString("…")
+			}
+			out.WriteByte('\n')
 		}
-		return nil
 	})
 	if err != nil {
 		return Result{}, err

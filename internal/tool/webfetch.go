@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
@@ -18,45 +19,109 @@ import (
 
 // FetchOptions limit the webfetch tool.
 type FetchOptions struct {
-	AllowPrivate bool          // allow loopback, private, link-local and other non-public addresses
+	AllowPrivate bool          // allow every address, special-purpose ones included (tools.allow_private_fetch)
 	MaxBytes     int64         // the largest body read; 5 MiB if zero
 	Timeout      time.Duration // the whole request; 30 s if zero
+
+	resolver *net.Resolver  // names are looked up with it; the system's when nil
+	exempt   []netip.Prefix // addresses let through despite the policy (tests' own servers)
 }
 
 // ErrForbiddenAddress is a fetch refused because the address it resolved
 // to is not public.
 var ErrForbiddenAddress = errors.New("refused: the address is not public (set tools.allow_private_fetch to allow it)")
 
+// specialPurpose are the ranges webfetch never connects to unless
+// tools.allow_private_fetch is set: the IANA IPv4 and IPv6 special-purpose
+// address registries (RFC 6890 and its updates), multicast, and the
+// transition ranges that embed an IPv4 address (NAT64, 6to4, Teredo),
+// which could lead to an internal IPv4 host through a gateway. IPv4-mapped
+// IPv6 addresses (::ffff:0:0/96) are not listed: they are checked as the
+// IPv4 address they carry.
+var specialPurpose = func() []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range []string{
+		// IPv4
+		"0.0.0.0/8",       // "this network"
+		"10.0.0.0/8",      // private
+		"100.64.0.0/10",   // shared address space (carrier-grade NAT)
+		"127.0.0.0/8",     // loopback
+		"169.254.0.0/16",  // link-local (cloud metadata services)
+		"172.16.0.0/12",   // private
+		"192.0.0.0/24",    // IETF protocol assignments
+		"192.0.2.0/24",    // documentation (TEST-NET-1)
+		"192.88.99.0/24",  // 6to4 relay anycast (deprecated)
+		"192.168.0.0/16",  // private
+		"198.18.0.0/15",   // benchmarking
+		"198.51.100.0/24", // documentation (TEST-NET-2)
+		"203.0.113.0/24",  // documentation (TEST-NET-3)
+		"224.0.0.0/4",     // multicast
+		"240.0.0.0/4",     // reserved, and 255.255.255.255 broadcast
+		// IPv6
+		"::/128",         // unspecified
+		"::1/128",        // loopback
+		"::/96",          // IPv4-compatible (deprecated)
+		"64:ff9b::/96",   // NAT64, well-known prefix
+		"64:ff9b:1::/48", // NAT64, local use
+		"100::/64",       // discard-only
+		"2001::/23",      // IETF protocol assignments, Teredo (2001::/32) among them
+		"2001:db8::/32",  // documentation
+		"2002::/16",      // 6to4
+		"3fff::/20",      // documentation
+		"5f00::/16",      // segment routing SIDs
+		"fc00::/7",       // unique local
+		"fe80::/10",      // link-local
+		"fec0::/10",      // site-local (deprecated)
+		"ff00::/8",       // multicast
+	} {
+		out = append(out, netip.MustParsePrefix(s))
+	}
+	return out
+}()
+
+// isSpecialPurpose reports whether ip is in a special-purpose range.
+func isSpecialPurpose(ip netip.Addr) bool {
+	ip = ip.WithZone("").Unmap() // a mapped address is the IPv4 address it carries
+	for _, p := range specialPurpose {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
 // publicOnly checks the address a connection is about to use: after name
 // resolution, before the connection is made, for every connection
-// (redirects included), so neither a DNS name nor a redirect can lead to
-// an internal address.
+// (redirects included), so neither a DNS name nor a redirect can lead to a
+// special-purpose address.
 func publicOnly(_, address string, _ syscall.RawConn) error {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
 		return err
 	}
-	ip := net.ParseIP(host)
-	if ip == nil || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() || isSharedOrReserved(ip) {
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return fmt.Errorf("%s: %w", host, ErrForbiddenAddress)
+	}
+	if isSpecialPurpose(ip) {
 		return fmt.Errorf("%s: %w", host, ErrForbiddenAddress)
 	}
 	return nil
 }
 
-// isSharedOrReserved covers ranges net.IP has no method for: carrier-grade
-// NAT (100.64.0.0/10) and 0.0.0.0/8.
-func isSharedOrReserved(ip net.IP) bool {
-	if v4 := ip.To4(); v4 != nil {
-		return v4[0] == 0 || (v4[0] == 100 && v4[1]&0xC0 == 64)
-	}
-	return false
-}
-
 func fetchClient(o FetchOptions) *http.Client {
-	dialer := &net.Dialer{Timeout: 10 * time.Second}
+	dialer := &net.Dialer{Timeout: 10 * time.Second, Resolver: o.resolver}
 	if !o.AllowPrivate {
-		dialer.Control = publicOnly
+		dialer.Control = func(network, address string, c syscall.RawConn) error {
+			if ap, err := netip.ParseAddrPort(address); err == nil {
+				for _, p := range o.exempt {
+					if p.Contains(ap.Addr()) {
+						return nil
+					}
+				}
+			}
+			return publicOnly(network, address, c)
+		}
 	}
 	transport := &http.Transport{
 		Proxy:                 nil, // a proxy would connect for us, past the check

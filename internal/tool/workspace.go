@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -15,6 +14,9 @@ import (
 type Workspace struct {
 	Root    string   // the project directory, absolute
 	Allowed []string // more directories, absolute
+	// Sandbox, when set, runs bash confined by the operating system to
+	// Root and Allowed (see Confine); nil runs it as the server's user.
+	Sandbox *Sandbox
 }
 
 type workspaceKey struct{}
@@ -38,30 +40,44 @@ func WorkspaceFrom(ctx context.Context, def Workspace) Workspace {
 // Resolve returns the absolute form of path (relative paths are relative to
 // Root), refusing a path outside the workspace. Symbolic links are followed
 // as far as the path exists, so a link inside the project cannot lead out.
+//
+// Resolve checks a path at one moment: what is then done with it by name
+// can be redirected by a concurrent change. The file tools do not open
+// what Resolve returns; they open beneath the workspace's directories (see
+// files).
 func (w Workspace) Resolve(path string) (string, error) {
+	p, _, _, err := w.resolve(path)
+	return p, err
+}
+
+// resolve is Resolve that also returns the path with its symbolic links
+// resolved and the resolved directory of the workspace it lies beneath.
+func (w Workspace) resolve(path string) (p, real, root string, err error) {
 	if path == "" {
-		return "", errors.New("empty path")
+		return "", "", "", errors.New("empty path")
 	}
-	p := path
+	p = path
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(w.Root, p)
 	}
 	p = filepath.Clean(p)
-	real, err := evalExisting(p)
-	if err != nil {
-		return "", err
+	if real, err = evalExisting(p); err != nil {
+		return "", "", "", err
 	}
-	for _, root := range append([]string{w.Root}, w.Allowed...) {
-		r, err := evalExisting(filepath.Clean(root))
+	for _, dir := range w.dirs() {
+		r, err := evalExisting(filepath.Clean(dir))
 		if err != nil {
 			continue
 		}
 		if within(real, r) {
-			return p, nil
+			return p, real, r, nil
 		}
 	}
-	return "", fmt.Errorf("%s is outside the project (%s); list its directory in tools.allowed_paths to allow it", path, w.Root)
+	return "", "", "", fmt.Errorf("%s is outside the project (%s); list its directory in tools.allowed_paths to allow it", path, w.Root)
 }
+
+// dirs are the directories of the workspace: Root, then Allowed.
+func (w Workspace) dirs() []string { return append([]string{w.Root}, w.Allowed...) }
 
 func within(p, root string) bool {
 	rel, err := filepath.Rel(root, p)
@@ -88,17 +104,4 @@ func evalExisting(p string) (string, error) {
 		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
-}
-
-// rel shows path relative to the project when it is inside it.
-func (w Workspace) rel(path string) string {
-	if r, err := filepath.Rel(w.Root, path); err == nil && !strings.HasPrefix(r, "..") {
-		return r
-	}
-	return path
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

@@ -2,13 +2,29 @@
 //
 // Code from the project directory (auto-discovered plugins, plugins named
 // by the project's podcode.json, manifest plugins and their commands, the
-// hooks of .claude/settings.json, and the cron jobs and webhooks of the
-// project's podcode.json, which run prompts unattended) runs only after the user trusted that
-// exact content. Each such piece of code is an Item with a fingerprint: a
-// SHA-256 over the contents of the files it runs and its command lines.
-// `podcode trust` shows the items and records their fingerprints in the
-// user's config folder (trust.json); any change to an item's files or
-// commands makes it untrusted again, and only that item.
+// hooks of .claude/settings.json, and the settings of the project's
+// podcode.json that run code or are sent with the user's credentials: a
+// replay, request options, new models, cron jobs, webhooks, as the
+// config package's table says) runs only after the user trusted that
+// exact content. Each such piece of code is an Item
+// with a fingerprint: a SHA-256 over the contents of the files it runs
+// and its command lines. `podcode trust` shows the items and records
+// their fingerprints in the user's config folder (trust.json); any change
+// to an item's files or commands makes it untrusted again, and only that
+// item.
+//
+// # What a fingerprint covers
+//
+// What really runs, as far as it can be known (Hasher): the files of a
+// plugin's folder, through symbolic links; the files a command names; and,
+// followed into them, what those run in turn: the files a shell script
+// sources or runs, the Makefile of `make` and what it includes and its
+// recipes run. Where the files a command reads cannot be known (`npm
+// test`, `python -m tool`, a program Podcode does not know to read only
+// the files it is given), the item says so and the whole directory the
+// command runs in becomes an item of its own (ReadsItem), on which that
+// command depends. Bounds: see maxContentFiles and the constants near it;
+// the item says what was left out.
 //
 // Code the user's own config names, or that lives in the user's config
 // folder, is the user's and is always trusted. `--trust-all` or
@@ -23,11 +39,16 @@
 //     allowed.
 //  4. Otherwise refused, with a warning that names the item, says whether
 //     it was never trusted or changed since, and how to trust it.
+//
+// The same decision is made again before every run of code whose handlers
+// stay registered (Watch.Check). A refused item does not run; the
+// handlers its owner declared fail-closed guards (Watch.Guard) deny the
+// events they match instead, so that a guard that changed does not
+// silently stop guarding. Gate.Skipped lists what does not run, for every
+// place the user looks.
 package trust
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,7 +72,7 @@ const (
 	KindPlugin   = "plugin"       // a JavaScript or TypeScript plugin
 	KindManifest = "manifest"     // a manifest plugin: its manifest and the programs it runs
 	KindClaude   = "claude-hooks" // the hooks of .claude/settings.json and the scripts they run
-	KindConfig   = "config"       // what the project's podcode.json runs unattended: cron jobs, webhooks
+	KindConfig   = "config"       // the settings of the project's podcode.json that need trust (config.Keys), and the files they name
 )
 
 // Item is one piece of project code.
@@ -68,110 +89,6 @@ type Item struct {
 
 // Key is the item's key in the store.
 func (it Item) Key() string { return it.Kind + ":" + it.Name }
-
-// Hasher builds a fingerprint. Parts are length-prefixed, so two different
-// sequences never hash alike.
-type Hasher struct {
-	h    []byte
-	runs []string
-	err  error
-}
-
-func (h *Hasher) add(kind, name string, data []byte) {
-	h.h = fmt.Appendf(h.h, "%s %d %s %d\n", kind, len(name), name, len(data))
-	h.h = append(h.h, data...)
-}
-
-// File adds a file's path (as shown) and content. A missing file counts as
-// empty, so that creating it later changes the fingerprint.
-func (h *Hasher) File(shown, path string) {
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		h.err = errors.Join(h.err, fmt.Errorf("trust: reading %s: %w", path, err))
-	}
-	h.add("file", shown, data)
-	h.runs = append(h.runs, shown)
-}
-
-// Text adds a piece of configuration shown as shown (a cron job, a
-// webhook), with data its exact content.
-func (h *Hasher) Text(shown string, data []byte) {
-	h.add("text", shown, data)
-	h.runs = append(h.runs, shown)
-}
-
-// Hash adds a file known by its content hash (a bundle's input).
-func (h *Hasher) Hash(shown, hash string) {
-	h.add("hash", shown, []byte(hash))
-	h.runs = append(h.runs, shown)
-}
-
-// Dir adds every regular file under path (.git and node_modules left
-// out), in name order, shown relative to root. A missing directory adds
-// nothing.
-func (h *Hasher) Dir(path, root string) {
-	filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			if p != path {
-				h.err = errors.Join(h.err, fmt.Errorf("trust: reading %s: %w", p, err))
-			}
-			return nil
-		case d.IsDir() && p != path && (d.Name() == ".git" || d.Name() == "node_modules"):
-			return filepath.SkipDir
-		case d.Type().IsRegular():
-			h.File(Shown(p, root), p)
-		}
-		return nil
-	})
-}
-
-// Shown is how an item shows path p: relative to root, slash-separated,
-// when p lies inside root; as it is otherwise.
-func Shown(p, root string) string {
-	if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
-		return filepath.ToSlash(rel)
-	}
-	return p
-}
-
-// Command adds a command line, and the content of every word of it that
-// names a file inside root (a script the command runs). Words are read as
-// a shell would for this purpose: quotes removed wherever they are
-// ("$DIR"/x.sh), then $NAME and ${NAME} expanded from vars, then resolved
-// against dir.
-func (h *Hasher) Command(command, dir, root string, vars map[string]string) {
-	h.add("command", command, nil)
-	h.runs = append(h.runs, "$ "+command)
-	for _, w := range strings.Fields(command) {
-		w = unquote.Replace(w)
-		w = os.Expand(w, func(k string) string { return vars[k] })
-		if w == "" || strings.HasPrefix(w, "-") {
-			continue
-		}
-		p := w
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		st, err := os.Stat(p)
-		if err != nil || !st.Mode().IsRegular() {
-			continue
-		}
-		if rel, err := filepath.Rel(root, p); err != nil || strings.HasPrefix(rel, "..") {
-			continue // a program outside the project is not the project's code
-		}
-		h.File(Shown(p, root), p)
-	}
-}
-
-// unquote removes a shell word's quotes, wherever they are.
-var unquote = strings.NewReplacer(`"`, "", `'`, "")
-
-// Item finishes the item.
-func (h *Hasher) Item(kind, name string) (Item, error) {
-	sum := sha256.Sum256(h.h)
-	return Item{Kind: kind, Name: name, Runs: slices.Clone(h.runs), Fingerprint: "sha256:" + hex.EncodeToString(sum[:])}, h.err
-}
 
 // Store is the user's record of trusted fingerprints, by project.
 type Store struct {
@@ -273,7 +190,23 @@ func (s *Store) Record(project string, items []Item) error {
 	return nil
 }
 
-// Gate decides, item by item, whether project code runs.
+// Reload reads the store again from its file, so that a `podcode trust`
+// run while Podcode runs takes effect. A file that cannot be read leaves
+// the store as it was.
+func (s *Store) Reload() error {
+	fresh, err := Open(filepath.Dir(s.path))
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.Projects = fresh.Projects
+	s.mu.Unlock()
+	return nil
+}
+
+// Gate decides, item by item, whether project code runs, and keeps how
+// each item it was asked about stands, for the user to see (Asked,
+// Skipped).
 type Gate struct {
 	Project  string
 	Store    *Store // nil: nothing is trusted
@@ -283,24 +216,57 @@ type Gate struct {
 
 	mu   sync.Mutex
 	seen []Asked
+	idx  map[string]int // item key → index in seen
 }
 
-// Asked is an item the gate was asked about, and its state.
+// Asked is an item the gate was asked about, and how it stands now.
 type Asked struct {
 	Item
 	State State `json:"state"`
+	// Guards are the fail-closed handlers that depend on the item: while
+	// it is not trusted, each of them denies the events it matches rather
+	// than being skipped ("rm-guard (sh ./deny.sh)").
+	Guards []string `json:"guards,omitempty"`
+}
+
+// Unreadable is the state of an item whose files could not be read.
+const Unreadable State = "cannot be read"
+
+// state is the item's state in the store (NeverTrusted without a store).
+func (g *Gate) state(it Item) State {
+	if g.Store == nil {
+		return NeverTrusted
+	}
+	return g.Store.State(g.Project, it)
+}
+
+// record keeps the item and its state, replacing what was kept under the
+// same key; it returns the state kept before ("" for a new item).
+func (g *Gate) record(it Item, st State) State {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if i, ok := g.idx[it.Key()]; ok {
+		before := g.seen[i].State
+		g.seen[i].Item, g.seen[i].State = it, st
+		return before
+	}
+	if g.idx == nil {
+		g.idx = map[string]int{}
+	}
+	g.idx[it.Key()] = len(g.seen)
+	g.seen = append(g.seen, Asked{Item: it, State: st})
+	return ""
 }
 
 // Allow reports whether the item may run; when not, it logs a warning that
 // names it and says how to trust it, and returns the reason.
 func (g *Gate) Allow(it Item) (bool, string) {
-	st := NeverTrusted
-	if g.Store != nil {
-		st = g.Store.State(g.Project, it)
-	}
-	g.mu.Lock()
-	g.seen = append(g.seen, Asked{it, st})
-	g.mu.Unlock()
+	st := g.state(it)
+	g.record(it, st)
+	return g.decide(it, st)
+}
+
+func (g *Gate) decide(it Item, st State) (bool, string) {
 	var why string
 	switch {
 	case g.Disabled:
@@ -316,9 +282,179 @@ func (g *Gate) Allow(it Item) (bool, string) {
 	return false, why
 }
 
-// Asked lists every item the gate was asked about, in order.
+// Watch asks the gate about the item make returns, as Allow does, and
+// returns a Watch whose Check is to be called before each run of the
+// item's code while the handlers it registered stay registered. An item
+// make cannot finish (a file that cannot be read) is refused with that
+// error as the reason.
+func (g *Gate) Watch(make func() (Item, error)) (w *Watch, ok bool, why string) {
+	it, err := make()
+	w = &Watch{g: g, make: make, key: it.Key()}
+	if err != nil {
+		g.record(it, Unreadable)
+		ok, why = false, err.Error()
+		if g.Log != nil {
+			g.Log.Warn("trust: project code skipped", "kind", it.Kind, "name", it.Name, "reason", why)
+		}
+	} else {
+		ok, why = g.Allow(it)
+	}
+	if ok {
+		w.allowed = it.Fingerprint
+	}
+	return w, ok, why
+}
+
+// A Watch keeps one item of project code checked while it runs.
+//
+// Lifecycle: made by Gate.Watch at start-up, which decides whether the
+// item's handlers are registered at all. While Podcode runs, each of
+// them calls Check before it runs the item's code (a command, a process
+// start): the item is made again from the files on disk, and runs only
+// while its fingerprint is trusted. A fingerprint other than the one last
+// allowed is looked up in the store read again from its file, so that
+// `podcode trust` takes effect without a restart, and an edit made while
+// Podcode runs (a tool call, a git pull) stops the item at its next run.
+// The gate's Asked and Skipped follow the state Check finds.
+type Watch struct {
+	g    *Gate
+	make func() (Item, error)
+	key  string
+
+	mu      sync.Mutex
+	allowed string // the fingerprint last allowed; "" for none
+}
+
+// Check makes the item again and returns nil when it may run now, or an
+// error that names it, says how it stands and how to trust it. With
+// trust-all nothing is checked.
+func (w *Watch) Check() error {
+	g := w.g
+	if g.All && !g.Disabled {
+		return nil
+	}
+	it, err := w.make()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err == nil && w.allowed != "" && it.Fingerprint == w.allowed && !g.Disabled {
+		return nil
+	}
+	st := Unreadable
+	if err == nil {
+		if g.Store != nil && g.Store.Reload() != nil && g.Log != nil {
+			g.Log.Warn("trust: the trust store cannot be read again; going by what it held at start-up", "path", g.Store.path)
+		}
+		st = g.state(it)
+	}
+	if before := g.record(it, st); before != st && g.Log != nil {
+		g.Log.Warn("trust: project code now "+string(st), "kind", it.Kind, "name", it.Name, "guards", len(g.guardsOf(w.key)))
+	}
+	if st == Trusted && !g.Disabled {
+		w.allowed = it.Fingerprint
+		return nil
+	}
+	switch {
+	case g.Disabled:
+		return fmt.Errorf("%s %s: disable_project_plugins is set in the user's config", it.Kind, it.Name)
+	case err != nil:
+		return fmt.Errorf("%s %s %s (%v); review it and run `podcode trust` in %s", it.Kind, it.Name, st, err, g.Project)
+	}
+	return fmt.Errorf("%s %s %s; review it and run `podcode trust` in %s", it.Kind, it.Name, st, g.Project)
+}
+
+// TrustedBefore reports whether the user trusted the item in this project
+// at some time, whatever its content was then: code they relied on.
+func (w *Watch) TrustedBefore() bool {
+	s := w.g.Store
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.Projects[ProjectKey(w.g.Project)][w.key]
+	return ok
+}
+
+// Guard records that the handler named source is a fail-closed guard
+// depending on the item: while the item is not trusted, it denies the
+// events it matches. Skipped shows the item as denying.
+func (w *Watch) Guard(source string) {
+	g := w.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if i, ok := g.idx[w.key]; ok && !slices.Contains(g.seen[i].Guards, source) {
+		g.seen[i].Guards = append(g.seen[i].Guards, source)
+	}
+}
+
+func (g *Gate) guardsOf(key string) []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if i, ok := g.idx[key]; ok {
+		return g.seen[i].Guards
+	}
+	return nil
+}
+
+// Asked lists every item the gate was asked about, in the order first
+// asked, with the state it was last found in.
 func (g *Gate) Asked() []Asked {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return slices.Clone(g.seen)
+	out := slices.Clone(g.seen)
+	for i := range out {
+		out[i].Guards = slices.Clone(out[i].Guards)
+	}
+	return out
+}
+
+// Effects of project code that does not run (Skip.Effect).
+const (
+	EffectSkipped = "skipped" // none of it runs
+	EffectDenying = "denying" // none of it runs, and its fail-closed guards deny the events they match
+)
+
+// Skip is project code that does not run as it is, for the user to see
+// (`podcode run`, `podcode plugin list`, /healthz, /plugins).
+type Skip struct {
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	// State is "never trusted", "changed since it was trusted", "cannot
+	// be read", or "disabled" (the user's disable_project_plugins).
+	State State `json:"state"`
+	// Effect is EffectSkipped or EffectDenying.
+	Effect string `json:"effect"`
+	// Meaning says in a sentence what Effect means for this item and how
+	// to make it run.
+	Meaning string `json:"meaning"`
+	// Guards are the handlers that deny while the item is not trusted.
+	Guards []string `json:"guards,omitempty"`
+}
+
+// DisabledState is a Skip's state when the user refuses all project code.
+const DisabledState State = "disabled"
+
+// Skipped lists the items that do not run now, in the order first asked:
+// none with trust-all (unless the user refuses all project code).
+func (g *Gate) Skipped() []Skip {
+	out := []Skip{}
+	for _, a := range g.Asked() {
+		if !g.Disabled && (g.All || a.State == Trusted) {
+			continue
+		}
+		s := Skip{Kind: a.Kind, Name: a.Name, State: a.State, Effect: EffectSkipped, Guards: a.Guards}
+		switch {
+		case g.Disabled:
+			s.State, s.Guards = DisabledState, nil
+			s.Meaning = "skipped: disable_project_plugins in your config refuses all project code"
+		case len(a.Guards) > 0:
+			s.Effect = EffectDenying
+			s.Meaning = fmt.Sprintf("its fail-closed guards deny the events they match until it is trusted (%s); review it and run `podcode trust` in %s",
+				strings.Join(a.Guards, "; "), g.Project)
+		default:
+			s.Meaning = fmt.Sprintf("skipped until it is trusted; review it and run `podcode trust` in %s", g.Project)
+		}
+		out = append(out, s)
+	}
+	return out
 }

@@ -48,7 +48,7 @@ func TestFingerprintCoversFilesAndCommands(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "lib", "util.sh"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(dir, "lib", "node_modules", "big.js"), []byte("x"), 0o644)
 	d.Dir(dir, dir)
-	if di, _ := d.Item(KindManifest, "p"); strings.Join(di.Runs, " ") != "lib/util.sh podcode-plugin.json run.sh" {
+	if di, _ := d.Item(KindManifest, "p"); strings.Join(di.Runs, " ") != "lib/util.sh podcode-plugin.json run.sh left out: lib/node_modules/" {
 		t.Errorf("dir: %v", di.Runs)
 	}
 	// Parts are framed: moving bytes between two parts changes the hash.
@@ -101,7 +101,8 @@ func TestStoreAndGate(t *testing.T) {
 	if ok, why := (&Gate{Project: project, Store: st2, All: true, Disabled: true}).Allow(it); ok || !strings.Contains(why, "disable_project_plugins") {
 		t.Errorf("disabled: %v %q", ok, why)
 	}
-	if asked := g2.Asked(); len(asked) != 2 || asked[0].State != Trusted || asked[1].State != Changed {
+	// An item is kept once, as it stands at the last question.
+	if asked := g2.Asked(); len(asked) != 1 || asked[0].State != Changed {
 		t.Errorf("asked %+v", asked)
 	}
 	if fi, err := os.Stat(filepath.Join(user, FileName)); err != nil || fi.Mode().Perm() != 0o600 {
@@ -110,5 +111,62 @@ func TestStoreAndGate(t *testing.T) {
 	os.WriteFile(filepath.Join(user, FileName), []byte("{not json"), 0o600)
 	if _, err := Open(user); err == nil || !strings.Contains(err.Error(), FileName) {
 		t.Errorf("a broken store: %v", err)
+	}
+}
+
+// A watched item is checked again before each run: an edit stops it, and
+// a `podcode trust` made meanwhile (another process writing the store)
+// lets it run again, with no restart. Skipped follows.
+func TestWatchChecksEachRun(t *testing.T) {
+	user, project := t.TempDir(), tree(t, map[string]string{"guard.sh": "exit 2\n"})
+	mk := func() (Item, error) {
+		var h Hasher
+		h.Command("sh ./guard.sh", project, project, nil)
+		return h.Item(KindManifest, "guard")
+	}
+	st, _ := Open(user)
+	g := &Gate{Project: project, Store: st}
+	w, ok, why := g.Watch(mk)
+	if ok || !strings.Contains(why, "never trusted") {
+		t.Fatalf("never trusted: %v %q", ok, why)
+	}
+	if err := w.Check(); err == nil || !strings.Contains(err.Error(), "manifest guard never trusted") || !strings.Contains(err.Error(), "podcode trust") {
+		t.Errorf("check: %v", err)
+	}
+	w.Guard("guard (sh ./guard.sh)")
+	if s := g.Skipped(); len(s) != 1 || s[0].Effect != EffectDenying || s[0].State != NeverTrusted || !strings.Contains(s[0].Meaning, "guard (sh ./guard.sh)") {
+		t.Errorf("skipped: %+v", s)
+	}
+
+	// `podcode trust`, from another process.
+	other, _ := Open(user)
+	it, _ := mk()
+	if err := other.Record(project, []Item{it}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Check(); err != nil {
+		t.Errorf("trusted meanwhile: %v", err)
+	}
+	if s := g.Skipped(); len(s) != 0 {
+		t.Errorf("skipped once trusted: %+v", s)
+	}
+
+	os.WriteFile(filepath.Join(project, "guard.sh"), []byte("exit 0 # all fine\n"), 0o644)
+	if err := w.Check(); err == nil || !strings.Contains(err.Error(), "changed since it was trusted") {
+		t.Errorf("edited: %v", err)
+	}
+	if a := g.Asked(); len(a) != 1 || a[0].State != Changed {
+		t.Errorf("asked: %+v", a)
+	}
+
+	all := &Gate{Project: project, Store: st, All: true}
+	wa, ok, _ := all.Watch(mk)
+	if !ok || wa.Check() != nil || len(all.Skipped()) != 0 {
+		t.Error("trust-all refused")
+	}
+	off := &Gate{Project: project, Store: other, Disabled: true, All: true}
+	wo, ok, _ := off.Watch(mk)
+	if s := off.Skipped(); ok || wo.Check() == nil || len(s) != 1 || s[0].State != DisabledState || s[0].Effect != EffectSkipped {
+		t.Errorf("disabled: %v %+v", ok, s)
 	}
 }

@@ -1,0 +1,150 @@
+package app
+
+import (
+	"slices"
+
+	"github.com/podcode/podcode/internal/claudehooks"
+	"github.com/podcode/podcode/internal/manifest"
+	"github.com/podcode/podcode/internal/trust"
+)
+
+// How project code with lifecycle handlers (manifest plugins, .claude
+// hooks) passes the trust gate.
+//
+// Each owner is an item (its files, commands and what they run), and each
+// directory in which one of its commands reads files that cannot be known
+// is an item of its own (trust.ReadsItem); a handler depends on its
+// owner's item and on the directories its own command reads. At start-up
+// the gate is asked about all of them (so that `podcode trust` lists them
+// all); then, before every run, each handler checks the items it depends
+// on again (trust.Watch.Check): an edit made while Podcode runs stops it,
+// a `podcode trust` made meanwhile lets it run again.
+//
+// A handler that is not trusted does not run. A guard does not vanish
+// instead: a fail-closed manifest entry (never trusted, or changed since)
+// and a .claude PreToolUse hook the user trusted before (changed since)
+// stay registered and deny the calls they match, with a message that
+// names the item and says `podcode trust`, until it is trusted again. A
+// .claude hook never trusted is skipped, and shown: the user never relied
+// on it. With disable_project_plugins nothing of the project is
+// registered.
+
+// readsWatches makes (once per directory, in have) the watches of the
+// directories dirs, read by commands of the item owner.
+func (a *App) readsWatches(kind, owner string, dirs []string, have map[string]*trust.Watch) []*trust.Watch {
+	var out []*trust.Watch
+	for _, d := range dirs {
+		w := have[d]
+		if w == nil {
+			w, _, _ = a.Trust.Watch(func() (trust.Item, error) { return trust.ReadsItem(kind, owner, d, a.Cwd) })
+			have[d] = w
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// checkAll checks every watch, the owner's first.
+func checkAll(ws []*trust.Watch) error {
+	for _, w := range ws {
+		if err := w.Check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// manifestTrust is manifest.Options.Trust: a project's manifest runs once
+// trusted; its fail-closed entries deny until then.
+func (a *App) manifestTrust(m *manifest.Manifest) manifest.Verdict {
+	if !m.Project {
+		return manifest.Verdict{Run: true} // the user's own
+	}
+	name := trust.Shown(m.Dir, a.Cwd)
+	main, ok, why := a.Trust.Watch(func() (trust.Item, error) { return m.TrustItem(a.Cwd) })
+	reads := map[string]*trust.Watch{}
+	deps := make([][]*trust.Watch, len(m.Contributes.Hooks))
+	for i := range m.Contributes.Hooks {
+		deps[i] = append([]*trust.Watch{main}, a.readsWatches(trust.KindManifest, name, m.Reads(a.Cwd, i), reads)...)
+	}
+	v := manifest.Verdict{Run: ok, Guard: !a.Trust.Disabled, Why: why,
+		Guarded: func(i int, source string) {
+			for _, w := range deps[i] {
+				w.Guard(source)
+			}
+		}}
+	if !a.Trust.All || a.Trust.Disabled {
+		v.Check = func(i int) error { return checkAll(deps[i]) }
+	}
+	return v
+}
+
+// registerClaudeHooks registers the project's .claude/settings.json hooks
+// once the trust gate allows them (see above for what a changed guard
+// does). A settings file that does not parse is a warning: the server
+// carries on without them.
+func registerClaudeHooks(a *App, overrides map[string]bool) {
+	if slices.Contains(a.Config.DisabledFor(true), ClaudeHooksID) {
+		a.Log.Info("claude hooks: disabled by the config; not loaded")
+		return
+	}
+	s, err := claudehooks.Load(a.Cwd)
+	if err != nil {
+		a.Log.Warn("claude hooks: not loaded", "error", err.Error())
+		return
+	}
+	if len(s.Hooks) == 0 {
+		return
+	}
+	// The item is the settings as written, every hook included; the hooks
+	// registered are fewer when the config switches some off.
+	all := *s
+	all.Hooks = slices.Clone(s.Hooks)
+	main, ok, _ := a.Trust.Watch(func() (trust.Item, error) { return all.TrustItem(a.Cwd) })
+	guardsOnly := false
+	if !ok {
+		if a.Trust.Disabled || !main.TrustedBefore() {
+			// Never trusted: skipped, and shown (the gate has it). Its
+			// directories are asked about all the same, for `podcode
+			// trust` to list.
+			reads := map[string]*trust.Watch{}
+			for i := range s.Hooks {
+				a.readsWatches(trust.KindClaude, claudehooks.SettingsFile, s.Hooks[i].Reads(a.Cwd), reads)
+			}
+			return
+		}
+		guardsOnly = true
+	}
+	kept := s.Hooks[:0]
+	for _, h := range s.Hooks {
+		ev, _ := claudehooks.PodcodeEvent(h.Event)
+		if on, ok := overrides[ClaudeHooksID+"/"+string(ev)]; ok && !on {
+			a.Log.Info("claude hooks: disabled by the config", "event", h.Event, "command", h.Command)
+			continue
+		}
+		if guardsOnly && !h.Guard() {
+			continue
+		}
+		kept = append(kept, h)
+	}
+	s.Hooks = kept
+	reads := map[string]*trust.Watch{}
+	deps := map[*claudehooks.Hook][]*trust.Watch{}
+	for i := range s.Hooks {
+		h := &s.Hooks[i]
+		deps[h] = append([]*trust.Watch{main}, a.readsWatches(trust.KindClaude, claudehooks.SettingsFile, h.Reads(a.Cwd), reads)...)
+		if h.Guard() {
+			for _, w := range deps[h] {
+				w.Guard(h.Source())
+			}
+		}
+	}
+	o := claudehooks.Options{ProjectDir: a.Cwd, Log: a.Log}
+	if !a.Trust.All {
+		o.Check = func(h *claudehooks.Hook) error { return checkAll(deps[h]) }
+	}
+	a.claude, err = claudehooks.Register(a.Hooks, s, o)
+	if err != nil {
+		a.Log.Warn("claude hooks: some were not registered", "error", err.Error())
+	}
+}

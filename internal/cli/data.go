@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/sandbox"
+	"github.com/podcode/podcode/internal/store"
+)
+
+// dataHelp says where the database is, for the commands that open it.
+const dataHelp = `The session database and the tenants' workspaces are kept outside the project, in
+$XDG_DATA_HOME/podcode/projects/<project name>-<hash> (by default under
+~/.local/share), or in the directory --data names. A database an older Podcode kept in
+the project's .podcode folder is moved there on first start (the log says so).`
+
+// dataFlag adds --data to cmd: the data directory, into *dir.
+func dataFlag(cmd *cobra.Command, dir *string) {
+	cmd.Flags().StringVar(dir, "data", "", "keep the database and the tenants' workspaces in this directory (default: the user's data folder)")
+}
+
+// withData returns the boot options with the data directory dir.
+func withData(dir string) app.Options {
+	o := bootOptions
+	o.DataDir = dir
+	return o
+}
+
+// openStore opens the database in a's data directory, first moving there
+// the one an older Podcode kept in the project (saying so once, in the
+// log: after the move there is nothing left to move).
+func openStore(ctx context.Context, a *app.App) (*store.Store, error) {
+	ad, err := store.Adopt(a.Cwd, a.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if rel, err := filepath.Rel(a.Cwd, a.DataDir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		a.Log.Warn("store: the data directory is inside the project: the default tenant's tools can read the database there", "data", a.DataDir)
+	}
+	switch {
+	case ad.Moved:
+		a.Log.Info("store: moved the database out of the project, where tools could read it", "from", ad.From, "to", ad.To)
+	case ad.From != "":
+		a.Log.Warn("store: the project still holds a database of an older Podcode, not used: move or delete it", "unused", ad.From, "database", ad.To)
+	}
+	st, err := store.Open(ctx, ad.To)
+	if err != nil {
+		return nil, err
+	}
+	a.Log.Debug("store: opened", "database", ad.To)
+	return st, nil
+}
+
+// logSandbox says what the sandbox can enforce here, when something will
+// be sandboxed: tenants' commands always are, the default tenant's with
+// tools.sandbox.
+func logSandbox(a *app.App, tenants bool) {
+	if !tenants && !a.Config.Tools.Sandbox {
+		return
+	}
+	s := sandbox.Probe()
+	switch {
+	case s.ABI == 0:
+		a.Log.Warn("sandbox: " + s.String())
+	case !s.NetNS && s.ABI < 10:
+		a.Log.Warn("sandbox: "+s.String()+"; without a network namespace, UDP and other non-TCP traffic of sandboxed commands is not stopped",
+			"landlock_abi", s.ABI, "network_namespace", s.NetNS)
+	default:
+		a.Log.Info("sandbox: "+s.String(), "landlock_abi", s.ABI, "network_namespace", s.NetNS)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package jsrt
+
+func memoryBackstop() int64 { return 0 }

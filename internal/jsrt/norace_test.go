@@ -1,0 +1,5 @@
+//go:build !race
+
+package jsrt
+
+const raceEnabled = false
