@@ -176,6 +176,7 @@ type panicked struct {
 // call runs handler i, turning a panic into pv. A handler that calls
 // runtime.Goexit ends this goroutine: its slot is recorded as a panic and the
 // rest of the chain carries on on a new goroutine.
+//
 //lint:ignore ST1008 the recovered panic value comes after the handler's own results
 func (r *run) call(i int, p *HookPayload, prev time.Duration) (res *HookResult, err error, pv any) {
 	returned := false
