@@ -182,35 +182,7 @@ func TestServeListensWhereTheUserSays(t *testing.T) {
 	project(t, map[string]string{"podcode.json": fmt.Sprintf(`{"server": {"addr": "0.0.0.0:%s", "token": "known-to-the-repo"}}`, theirPort)})
 	userConfig(t, fmt.Sprintf(`{"server": {"addr": %q}}`, mine))
 
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
-	done := make(chan error, 1)
-	go func() {
-		bootOptions = app.Options{}
-		root := newRoot()
-		root.SetOut(out)
-		root.SetErr(out)
-		root.SetArgs([]string{"serve"})
-		done <- root.ExecuteContext(ctx)
-	}()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v\n%s", err, out)
-		}
-	}()
-	var listening string
-	for deadline := time.Now().Add(time.Minute); listening == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, rest, ok := strings.Cut(out.String(), "podcode serving on http://"); ok {
-			listening, _, _ = strings.Cut(rest, "\n")
-		}
-		select {
-		case err := <-done:
-			done <- err
-			t.Fatalf("serve stopped: %v\n%s", err, out)
-		default:
-		}
-	}
+	listening, out := serve(t)
 	if listening != mine {
 		t.Fatalf("listening on %q, want the user's %q\n%s", listening, mine, out)
 	}
@@ -223,4 +195,40 @@ func TestServeListensWhereTheUserSays(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("GET /sessions without a token: %d", resp.StatusCode)
 	}
+}
+
+// serve runs `podcode serve` in the current project until the test ends,
+// and returns the address it says it serves on and everything it printed.
+func serve(t *testing.T) (string, *syncBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		bootOptions = app.Options{}
+		root := newRoot()
+		root.SetOut(out)
+		root.SetErr(out)
+		root.SetArgs([]string{"serve"})
+		done <- root.ExecuteContext(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v\n%s", err, out)
+		}
+	})
+	var listening string
+	for deadline := time.Now().Add(time.Minute); listening == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, rest, ok := strings.Cut(out.String(), "podcode serving on http://"); ok {
+			listening, _, _ = strings.Cut(rest, "\n")
+		}
+		select {
+		case err := <-done:
+			done <- err
+			t.Fatalf("serve stopped: %v\n%s", err, out)
+		default:
+		}
+	}
+	return listening, out
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,5 +208,20 @@ func TestSkippedCodeShown(t *testing.T) {
 	text, _ = run(t, "plugin", "list")
 	if !strings.Contains(text, "manifest .podcode/plugins/guard (disabled): skipped: disable_project_plugins") {
 		t.Errorf("disabled:\n%s", text)
+	}
+}
+
+// The person who starts the server sees the project code that does not
+// run, as `podcode run` shows it, before the server says it serves.
+func TestServeShowsSkippedCode(t *testing.T) {
+	project(t, map[string]string{
+		".podcode/plugins/untrusted.js": `export default { id: "untrusted", server: () => ({}) }`,
+	})
+	userConfig(t, fmt.Sprintf(`{"server": {"addr": %q}}`, freeAddr(t)))
+	_, out := serve(t)
+	text := out.String()
+	notice, serving := strings.Index(text, "Project code that does not run:"), strings.Index(text, "podcode serving on")
+	if notice < 0 || notice > serving || !strings.Contains(text, "untrusted.js") {
+		t.Errorf("podcode serve does not show the untrusted plugin before it serves:\n%s", text)
 	}
 }
