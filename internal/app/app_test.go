@@ -63,7 +63,9 @@ func TestClaudeHooksAndManifestsBoot(t *testing.T) {
 }
 
 // Untrusted, neither the Claude hooks nor the manifest run; the config's
-// hooks override and disabled_plugins remove them by id.
+// hooks override and disabled_plugins remove them by id (a guard, such as
+// the PreToolUse hook here, only by the user's file:
+// TestProjectConfigCannotSwitchOffGuards).
 func TestClaudeHooksGated(t *testing.T) {
 	p := claudeProject(t)
 	p.Untrusted = true
@@ -75,7 +77,9 @@ func TestClaudeHooksGated(t *testing.T) {
 	logs.Require(t, "trust: project code skipped", "kind=manifest", "name=guards/audit")
 
 	p = claudeProject(t)
-	p.Config = map[string]any{"hooks": map[string]any{"claude/PreToolUse": map[string]any{"enabled": false}}, "disabled_plugins": []string{"audit"}}
+	p.Config = map[string]any{"disabled_plugins": []string{"audit"}}
+	p.User = map[string]any{"hooks": map[string]any{"claude/PreToolUse": map[string]any{"enabled": false}}}
+	p.UserDir = t.TempDir()
 	a, _ = apptest.Boot(t, p)
 	if got := sources(a.Hooks, plugin.HookPreToolUse) + sources(a.Hooks, plugin.HookPostToolUse); got != "config:permission@config" {
 		t.Errorf("switched off: %s", got)

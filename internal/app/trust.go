@@ -83,11 +83,18 @@ func (a *App) manifestTrust(m *manifest.Manifest) manifest.Verdict {
 // once the trust gate allows them (see above for what a changed guard
 // does). A settings file that does not parse is a warning: the server
 // carries on without them.
-func registerClaudeHooks(a *App, overrides map[string]bool) {
-	if slices.Contains(a.Config.DisabledFor(true), ClaudeHooksID) {
+//
+// The project's podcode.json switches off its hooks (disabled_plugins
+// "claude", hooks "claude/<Event>": false), but not its guards: a pulled
+// line of config must not stop a guard the user trusted, any more than an
+// edit of the hook does. Only the user's file switches a guard off.
+func registerClaudeHooks(a *App) {
+	if slices.Contains(a.Config.DisabledFor(false), ClaudeHooksID) {
 		a.Log.Info("claude hooks: disabled by the config; not loaded")
 		return
 	}
+	projectOff := slices.Contains(a.Config.DisabledFor(true), ClaudeHooksID)
+	overrides, userOverrides := a.Config.HookOverridesFor(true), a.Config.HookOverridesFor(false)
 	s, err := claudehooks.Load(a.Cwd)
 	if err != nil {
 		a.Log.Warn("claude hooks: not loaded", "error", err.Error())
@@ -114,11 +121,26 @@ func registerClaudeHooks(a *App, overrides map[string]bool) {
 			return
 		}
 		guardsOnly = true
+		// The file changed since it was trusted: its disableAllHooks is
+		// not trusted either, and must not stop the guards denying.
+		s.DisableAllHooks = false
 	}
 	kept := s.Hooks[:0]
 	for _, h := range s.Hooks {
 		ev, _ := claudehooks.PodcodeEvent(h.Event)
-		if on, ok := overrides[ClaudeHooksID+"/"+string(ev)]; ok && !on {
+		key := ClaudeHooksID + "/" + string(ev)
+		switch on, ok := overrides[key]; {
+		case h.Guard() && (projectOff || ok && !on):
+			if on, ok := userOverrides[key]; ok && !on {
+				a.Log.Info("claude hooks: disabled by the config", "event", h.Event, "command", h.Command)
+				continue
+			}
+			a.Log.Warn("claude hooks: the project's podcode.json does not switch off a guard; to switch it off, set it in your own podcode.json",
+				"event", h.Event, "command", h.Command)
+		case projectOff:
+			a.Log.Info("claude hooks: disabled by the project's config", "event", h.Event, "command", h.Command)
+			continue
+		case ok && !on:
 			a.Log.Info("claude hooks: disabled by the config", "event", h.Event, "command", h.Command)
 			continue
 		}
@@ -128,6 +150,9 @@ func registerClaudeHooks(a *App, overrides map[string]bool) {
 		kept = append(kept, h)
 	}
 	s.Hooks = kept
+	if len(s.Hooks) == 0 {
+		return
+	}
 	reads := map[string]*trust.Watch{}
 	deps := map[*claudehooks.Hook][]*trust.Watch{}
 	for i := range s.Hooks {

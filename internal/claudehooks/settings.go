@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -48,6 +47,10 @@ type Settings struct {
 	DisableAllHooks bool
 
 	disableSet bool // the file sets disableAllHooks
+	// counted is, by file, what Podcode reads of it (its hooks and
+	// disableAllHooks, as canonical JSON), which TrustItem fingerprints;
+	// no entry for a file that sets neither.
+	counted map[string][]byte
 }
 
 // Hook is one command handler of a settings file.
@@ -112,15 +115,22 @@ func (h *Hook) Source() string {
 	return fmt.Sprintf("claude: %s (%s)", cmd, h.File)
 }
 
+// MaxSettingsSize is the largest settings file Load reads.
+const MaxSettingsSize = 4 << 20
+
 // Load reads the hooks of <projectDir>/.claude/settings.json and then of
 // <projectDir>/.claude/settings.local.json, appending the second file's
 // hooks to the first's (see the package documentation). Missing files are
-// not errors. The first mistake in a file is returned, naming the file and
-// the entry, and nothing is loaded.
+// not errors; one that is not a regular file (a FIFO, a device, wherever
+// its links lead) or is larger than MaxSettingsSize is, and is not read.
+// The first mistake in a file is returned, naming the file and the entry,
+// and nothing is loaded.
 func Load(projectDir string) (*Settings, error) {
 	s := &Settings{}
 	for _, name := range []string{SettingsFile, LocalSettingsFile} {
-		data, err := os.ReadFile(filepath.Join(projectDir, filepath.FromSlash(name)))
+		// The project brings these files: a link to /dev/zero or a FIFO
+		// must neither hang nor exhaust memory (trust.ReadFile).
+		data, err := trust.ReadFile(filepath.Join(projectDir, filepath.FromSlash(name)), MaxSettingsSize)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -134,6 +144,12 @@ func Load(projectDir string) (*Settings, error) {
 		s.Hooks = append(s.Hooks, one.Hooks...)
 		s.Warnings = append(s.Warnings, one.Warnings...)
 		s.Files = append(s.Files, name)
+		for f, c := range one.counted {
+			if s.counted == nil {
+				s.counted = map[string][]byte{}
+			}
+			s.counted[f] = c
+		}
 		if one.disableSet {
 			s.DisableAllHooks, s.disableSet = one.DisableAllHooks, true
 		}
@@ -173,6 +189,9 @@ func Parse(file string, data []byte) (*Settings, error) {
 	}
 	if top == nil {
 		return nil, fmt.Errorf("%s: the settings must be a JSON object", file)
+	}
+	if c, err := counted(top); err == nil && c != nil {
+		s.counted = map[string][]byte{file: c}
 	}
 	if v, ok := top["disableAllHooks"]; ok && !isNull(v) {
 		if err := json.Unmarshal(v, &s.DisableAllHooks); err != nil {
@@ -490,15 +509,52 @@ func position(data []byte, off int64) (line, col int) {
 	return line, col
 }
 
-// TrustItem is the project's Claude Code hooks as trust sees them: the
-// settings files that were read, every file under .claude/hooks (through
-// symbolic links), and every command they run, with what those run of the
-// project (trust.Hasher.Command: scripts, what they source, a Makefile and
-// its includes).
+// counted is what Podcode reads of a settings file, its hooks and
+// disableAllHooks, as canonical JSON (compact, object keys sorted); nil
+// when it sets neither.
+func counted(top map[string]json.RawMessage) ([]byte, error) {
+	part := map[string]json.RawMessage{}
+	for _, k := range []string{"hooks", "disableAllHooks"} {
+		if v, ok := top[k]; ok {
+			part[k] = v
+		}
+	}
+	if len(part) == 0 {
+		return nil, nil
+	}
+	raw, err := json.Marshal(part)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// TrustItem is the project's Claude Code hooks as trust sees them: what
+// Podcode reads of the settings files (their hooks and disableAllHooks,
+// in canonical JSON: the rest, such as the permissions Claude Code
+// records as you approve commands, and the layout, may change without
+// untrusting the hooks), every file under .claude/hooks (through symbolic
+// links), and every command they run, with what those run of the project
+// (trust.Hasher.Command: scripts, what they source, a Makefile and its
+// includes).
 func (s *Settings) TrustItem(projectDir string) (trust.Item, error) {
 	var h trust.Hasher
 	for _, f := range s.Files {
-		h.File(f, filepath.Join(projectDir, filepath.FromSlash(f)))
+		if c, ok := s.counted[f]; ok {
+			h.Text(f, c)
+		}
 	}
 	// The scripts' usual home, whole.
 	h.Dir(filepath.Join(projectDir, ".claude", "hooks"), projectDir)

@@ -63,13 +63,15 @@ func logSandbox(a *app.App, tenants bool) {
 		return
 	}
 	s := sandbox.Probe()
+	attrs := []any{"landlock_abi", s.ABI, "network_namespace", s.NetNS, "pid_namespace", s.PIDNS}
 	switch {
 	case s.ABI == 0:
 		a.Log.Warn("sandbox: " + s.String())
 	case !s.NetNS && s.ABI < 10:
-		a.Log.Warn("sandbox: "+s.String()+"; without a network namespace, UDP and other non-TCP traffic of sandboxed commands is not stopped",
-			"landlock_abi", s.ABI, "network_namespace", s.NetNS)
+		a.Log.Warn("sandbox: "+s.String()+"; without a network namespace, UDP and other non-TCP traffic of sandboxed commands is not stopped", attrs...)
+	case !s.PIDNS:
+		a.Log.Warn("sandbox: "+s.String()+"; without a PID namespace, sandboxed commands see other processes in /proc and can leave processes running", attrs...)
 	default:
-		a.Log.Info("sandbox: "+s.String(), "landlock_abi", s.ABI, "network_namespace", s.NetNS)
+		a.Log.Info("sandbox: "+s.String(), attrs...)
 	}
 }

@@ -68,7 +68,7 @@ func newPluginListCmd() *cobra.Command {
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tSOURCE\tHOOKS\tTOOLS\tPATH")
 				for _, p := range out.Plugins {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.ID, p.Source, orDash(p.Hooks), orDash(p.Tools), p.Path)
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", printable(p.ID), printable(p.Source), printable(orDash(p.Hooks)), printable(orDash(p.Tools)), printable(p.Path))
 				}
 				tw.Flush()
 				if len(out.Lifecycle) > 0 {
@@ -83,7 +83,7 @@ func newPluginListCmd() *cobra.Command {
 						if h.LeftOut {
 							source += " (left out: more than 10 handlers)"
 						}
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.Event, orDash(nonEmpty(h.Matcher)), h.Layer, source)
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.Event, printable(orDash(nonEmpty(h.Matcher))), h.Layer, printable(source))
 					}
 					tw.Flush()
 				}
@@ -92,7 +92,7 @@ func newPluginListCmd() *cobra.Command {
 					printSkipped(cmd.OutOrStdout(), a)
 				}
 				for _, w := range out.Warnings {
-					fmt.Fprintln(cmd.OutOrStdout(), "warning:", w)
+					fmt.Fprintln(cmd.OutOrStdout(), "warning:", printable(w))
 				}
 				return nil
 			})

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -91,13 +92,13 @@ func (p *turnPrinter) event(e agent.Event) {
 		p.mid = !strings.HasSuffix(e.Text, "\n")
 	case "tool.start":
 		p.finish()
-		fmt.Fprintf(p.err, "-> %s %s\n", e.Call.Tool, e.Call.Args)
+		fmt.Fprintf(p.err, "-> %s %s\n", printable(e.Call.Tool), printable(string(e.Call.Args)))
 	case "tool.end":
 		status := "ok"
 		if e.Result.IsError {
 			status = "error: " + firstLine(e.Result.Output)
 		}
-		fmt.Fprintf(p.err, "<- %s %s: %s\n", e.Call.Tool, e.Result.Title, status)
+		fmt.Fprintf(p.err, "<- %s %s: %s\n", printable(e.Call.Tool), printable(e.Result.Title), printable(status))
 	}
 }
 
@@ -128,7 +129,13 @@ type terminalAsker struct {
 func (t *terminalAsker) Ask(ctx context.Context, q guard.Question) (bool, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	fmt.Fprintf(t.out, "? %s wants to run: %v (%s). Allow? [y/N] ", q.Tool, q.Args, q.Reason)
+	// The arguments come from the model, the reason from hooks: shown as
+	// JSON and escaped, neither can rewrite the question on the terminal.
+	args, err := json.Marshal(q.Args)
+	if err != nil {
+		args = fmt.Appendf(nil, "%v", q.Args)
+	}
+	fmt.Fprintf(t.out, "? %s wants to run: %s (%s). Allow? [y/N] ", printable(q.Tool), printable(string(args)), printable(q.Reason))
 	answer := make(chan string, 1)
 	go func() {
 		line, _ := t.in.ReadString('\n')

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -26,7 +28,8 @@ directory a command runs in where that cannot be known, and the settings of its 
 credentials: a replay, request options, models, cron jobs, webhooks), with
 whether it is trusted. Confirmed (or with --yes), it records
 their fingerprints in the user's config folder: they run from then on, until
-their content changes. Nothing of the project runs while it is listed.`,
+their content changes. Nothing of it that is not trusted runs while it is listed
+(what was trusted before loads, as with any command).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Nothing untrusted runs while the project is surveyed.
@@ -43,9 +46,9 @@ their content changes. Nothing of the project runs while it is listed.`,
 				var todo []trust.Item
 				fmt.Fprintf(out, "Code in %s:\n", a.Cwd)
 				for _, it := range asked {
-					fmt.Fprintf(out, "\n  %s %s (%s)\n", it.Kind, it.Name, it.State)
+					fmt.Fprintf(out, "\n  %s %s (%s)\n", it.Kind, printable(it.Name), it.State)
 					for _, r := range it.Runs {
-						fmt.Fprintf(out, "      %s\n", r)
+						fmt.Fprintf(out, "      %s\n", printable(r))
 						if it.Kind == trust.KindConfig {
 							// What trusting this setting of podcode.json allows.
 							if key, _, ok := strings.Cut(r, " = "); ok {
@@ -89,8 +92,33 @@ func printSkipped(w io.Writer, a *app.App) {
 	}
 	fmt.Fprintln(w, "Project code that does not run:")
 	for _, s := range skipped {
-		fmt.Fprintf(w, "  %s %s (%s): %s\n", s.Kind, s.Name, s.State, s.Meaning)
+		fmt.Fprintf(w, "  %s %s (%s): %s\n", s.Kind, printable(s.Name), s.State, printable(s.Meaning))
 	}
+}
+
+// printable is s as a terminal may show it to a person who decides on it:
+// control characters (a carriage return, an escape sequence) and Unicode's
+// bidirectional controls, which a project's file names, commands and
+// settings could hold to hide or reorder what is listed, are written as
+// Go escapes (\r, \x1b, \u202e).
+func printable(s string) string {
+	if !strings.ContainsFunc(s, unprintable) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unprintable(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func unprintable(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u2028' || r == '\u2029'
 }
 
 func confirm(in io.Reader, out io.Writer, prompt string) bool {

@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -30,6 +31,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/tailscale/hujson"
 )
@@ -54,7 +56,8 @@ type Config struct {
 	ProjectPluginConfig map[string]json.RawMessage
 	// DisabledPlugins are ids (or specifiers, or file names) never loaded:
 	// the union of both files. The project's file can only disable code
-	// that came with the project: ask DisabledFor.
+	// that came with the project, and not its guards (the loaders ask
+	// DisabledFor(false) for those): ask DisabledFor.
 	DisabledPlugins []string
 	// disabledByUser are the user's entries of DisabledPlugins.
 	disabledByUser []string
@@ -99,9 +102,12 @@ type Config struct {
 	// Hooks switches lifecycle handlers off by "<plugin id>/<Event>"
 	// (false removes that plugin's handlers of that event). The user's
 	// entries apply to every handler; the project's only to handlers that
-	// came with the project (HookOverridesFor), so a cloned repository
-	// cannot switch off the user's guards, and one the user's file
-	// switches off stays off whatever the project's says.
+	// came with the project (HookOverridesFor), and never to a guard of
+	// the project's (fail-closed manifest entries, .claude PreToolUse
+	// hooks: the loaders ask HookOverridesFor(false) for those), so a
+	// cloned repository cannot switch off a guard the user relies on, and
+	// one the user's file switches off stays off whatever the project's
+	// says.
 	Hooks map[string]HookOverride
 	// Cron jobs, by name. The project's file may add jobs, never replace
 	// the user's; its jobs are project code (they run prompts unattended):
@@ -425,7 +431,7 @@ func LoadFrom(cwd, userDir string) (*Config, error) {
 		if layer.project && len(cfg.Files) == 1 && sameFile(cfg.Files[0], layer.path) {
 			continue // started in the user's config folder: one file, read once
 		}
-		data, err := os.ReadFile(layer.path)
+		data, err := readFile(layer.path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -437,6 +443,88 @@ func LoadFrom(cwd, userDir string) (*Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// Bounds of a configuration file. A project's file is read before the
+// user trusted anything: a link to /dev/zero, a FIFO, a huge file or
+// arrays nested a million deep must be an error that names the file, not
+// a server that hangs, runs out of memory or overflows its stack.
+const (
+	MaxFileSize = 4 << 20 // bytes
+	MaxNesting  = 1000    // objects and arrays one inside another
+)
+
+// readFile reads a configuration file: a regular file (wherever its links
+// lead) of at most MaxFileSize bytes, opened without blocking on a FIFO.
+func readFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &Error{File: path, Msg: "not a regular file but " + fileType(fi.Mode())}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("larger than %d MiB", MaxFileSize>>20)}
+	}
+	return data, nil
+}
+
+// fileType names what a path that is not a regular file is.
+func fileType(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}
+
+// nesting returns the offset of the first object or array that lies
+// deeper than MaxNesting in data (JSON with comments), or -1.
+func nesting(data []byte) int {
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case c == '/' && i+1 < len(data) && data[i+1] == '/':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(data) && data[i+1] == '*':
+			end := bytes.Index(data[i+2:], []byte("*/"))
+			if end < 0 {
+				return -1 // the parser says where the comment is not closed
+			}
+			i += 2 + end + 1
+		case c == '{' || c == '[':
+			if depth++; depth > MaxNesting {
+				return i
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return -1
 }
 
 func sameFile(a, b string) bool {
@@ -677,6 +765,10 @@ func mergeMaps(base, over map[string]any) map[string]any {
 // wherever it is; what is merged is rebuilt from settings, the keys the
 // table knows, spelled exactly (encoding/json would also take "SERVER").
 func decode(path string, data []byte, project bool) (f file, lines []int, settings []Setting, warnings []string, err error) {
+	if off := nesting(data); off >= 0 {
+		line, col := position(data, off)
+		return f, nil, nil, nil, &Error{File: path, Line: line, Col: col, Msg: fmt.Sprintf("objects and arrays nest deeper than %d", MaxNesting)}
+	}
 	ast, perr := hujson.Parse(data)
 	if perr != nil {
 		e := &Error{File: path, Msg: strings.TrimPrefix(perr.Error(), "hujson: ")}

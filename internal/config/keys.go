@@ -109,8 +109,8 @@ var Keys = []Row{
 
 	{Key: "plugin", Access: Add, Why: "the project's plugins load after the user's; each is project code and runs only once its own content is trusted"},
 	{Key: "plugin_config.*", Access: Own, Why: "a project's block reaches only the plugins that came with the project; the user's plugins read the user's block alone"},
-	{Key: "disabled_plugins", Access: Own, Why: "a project's entries switch off only code that came with the project"},
-	{Key: "hooks.*.enabled", Access: Own, Why: "a project's switches reach only handlers that came with the project, and cannot switch on one the user's file switched off"},
+	{Key: "disabled_plugins", Access: Own, Why: "a project's entries switch off only code that came with the project, and not its guards (fail-closed manifest entries, .claude PreToolUse hooks): only the user's file switches those off"},
+	{Key: "hooks.*.enabled", Access: Own, Why: "a project's switches reach only handlers that came with the project, never switch off one of their guards, and cannot switch on one the user's file switched off"},
 
 	{Key: "model", Access: Choose, Why: "a project may pick one of the models the user's file or Podcode defines (or that its own trusted provider settings define)"},
 	{Key: "provider.*.options.baseURL", Access: User, Expands: true, Why: "where requests go with the user's key: a project's endpoint would receive it"},
@@ -159,7 +159,7 @@ var Keys = []Row{
 	{Key: "server.events_replay", Access: User, Why: "what the server withstands from its clients"},
 
 	{Key: "cron", Access: Trust, Why: "runs prompts unattended; cannot replace a job of the user's of the same name"},
-	{Key: "webhooks.*", Access: Trust, Expands: true, Why: "runs prompts on a signed delivery; cannot replace a webhook of the user's of the same name"},
+	{Key: "webhooks.*", Access: Trust, Expands: true, Why: "runs prompts on a delivery signed with its secret, which whoever can read the project knows; cannot replace a webhook of the user's of the same name"},
 
 	{Key: "disable_project_plugins", Access: User, Why: "the user's refusal of all project code"},
 }

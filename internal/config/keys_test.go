@@ -194,6 +194,37 @@ func TestDocsListEveryKey(t *testing.T) {
 			t.Errorf("docs/plugins.md does not list `%s`", r.Key)
 		}
 	}
+	// The table of keys says, for each, what a project's file may do with
+	// it, as the code does: every key of a row is one of Keys with that
+	// access, and every one of Keys is in a row.
+	text := string(doc)
+	start := strings.Index(text, "| key | a project's file | why |")
+	if start < 0 {
+		t.Fatal("docs/plugins.md has no table of keys")
+	}
+	table, _, _ := strings.Cut(text[start:], "\n\n")
+	inTable := map[string]string{}
+	for _, line := range strings.Split(table, "\n")[2:] {
+		cells := strings.Split(line, " | ")
+		if len(cells) < 3 {
+			t.Errorf("a row of the table of keys has no access: %s", line)
+			continue
+		}
+		for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(cells[0], -1) {
+			inTable[m[1]] = strings.TrimSpace(cells[1])
+		}
+	}
+	for _, r := range Keys {
+		if got, ok := inTable[r.Key]; !ok {
+			t.Errorf("the table of keys in docs/plugins.md has no row for `%s`", r.Key)
+		} else if got != r.Access.String() {
+			t.Errorf("docs/plugins.md says `%s` is %q; the code says %q", r.Key, got, r.Access)
+		}
+		delete(inTable, r.Key)
+	}
+	for k := range inTable {
+		t.Errorf("docs/plugins.md lists `%s`, which Keys does not have", k)
+	}
 }
 
 // userFile is the user's configuration the good and bad tables run over.
@@ -348,16 +379,18 @@ func TestProjectFileGood(t *testing.T) {
 func TestProjectEnvNeverExpanded(t *testing.T) {
 	cfg := loadBoth(t, `{}`, `{
 		"webhooks": {"deploy": {"secret": "{env:AWS_SECRET_ACCESS_KEY}", "prompt": "p"}},
-		"provider": {"offline": {"options": {"replay": "{env:HOME}/.ssh/id_ed25519"}}},
+		"provider": {"offline": {"options": {"replay": "{env:HOME}/.ssh/id_ed25519"},
+			// JSON escapes spell the same string.
+			"models": {"m": {"options": {"replay": "\u007benv:HOME}/x.jsonl"}}}}},
 	}`)
 	if err := cfg.ApplyTrusted(); err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Webhooks) != 0 || cfg.Provider["offline"].Options["replay"] != nil {
+	if len(cfg.Webhooks) != 0 || cfg.Provider["offline"].Options["replay"] != nil || cfg.Provider["offline"].Models["m"].Options["replay"] != nil {
 		t.Errorf("webhooks %+v provider %+v", cfg.Webhooks, cfg.Provider)
 	}
 	w := strings.Join(cfg.Warnings, "\n")
-	for _, key := range []string{"webhooks.deploy", "provider.offline.options.replay"} {
+	for _, key := range []string{"webhooks.deploy", "provider.offline.options.replay", "provider.offline.models.m.options.replay"} {
 		if !strings.Contains(w, fmt.Sprintf("key %q: ignored: {env:…} is expanded in the user's file only", key)) {
 			t.Errorf("no warning for %s in:\n%s", key, w)
 		}

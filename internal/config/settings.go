@@ -85,14 +85,18 @@ func known(prefix []string) []string {
 }
 
 // canonical is a standardized value as JSON, compact, with object keys
-// sorted and numbers and strings as written: two layouts of one value are
-// equal.
+// sorted, numbers as written and strings with only the escapes JSON
+// needs: two layouts of one value are equal, and what a string holds is
+// what its bytes say ("\u007benv:HOME}" is "{env:HOME}", which the table's
+// {env:} check, a warning and `podcode trust` must see as such).
 func canonical(v hujson.Value) (json.RawMessage, error) {
 	if lit, ok := v.Value.(hujson.Literal); ok {
 		if !json.Valid(lit) {
 			return nil, fmt.Errorf("%s is not JSON", lit)
 		}
-		return json.RawMessage(bytes.Clone(lit)), nil // already as written, without the comments around it
+		if lit.Kind() != '"' {
+			return json.RawMessage(bytes.Clone(lit)), nil // already as written, without the comments around it
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(v.Pack()))
 	dec.UseNumber()

@@ -263,10 +263,16 @@ func IsPluginDir(dir string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// Load reads and checks the manifest in dir.
+// MaxManifestSize is the largest manifest Load reads.
+const MaxManifestSize = 4 << 20
+
+// Load reads and checks the manifest in dir. A project brings it, and it
+// is read before anything is trusted: one that is not a regular file (a
+// FIFO, a link to a device) or is larger than MaxManifestSize is refused
+// unread.
 func Load(f Found) (*Manifest, error) {
 	file := filepath.Join(f.Dir, FileName)
-	data, err := os.ReadFile(file)
+	data, err := trust.ReadFile(file, MaxManifestSize)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, &Error{File: file, Msg: "no manifest"}

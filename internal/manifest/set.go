@@ -25,10 +25,14 @@ type Options struct {
 	Log *slog.Logger
 	// Overrides returns, for a plugin from the project or the user, the
 	// config's hooks entries: "<plugin id>/<Event>" → false disables that
-	// plugin's handlers of that event. nil: none.
+	// plugin's handlers of that event. nil: none. With project false they
+	// are the user's alone: those are the only ones a fail-closed entry
+	// of the project's listens to (a project's file cannot switch off a
+	// guard; only the manifest, which trust covers, or the user can).
 	Overrides func(project bool) map[string]bool
 	// Disabled returns, likewise, the plugin ids not to load
-	// (disabled_plugins). nil: none.
+	// (disabled_plugins). nil: none. A project's manifest that only the
+	// project's entries disable still registers its fail-closed entries.
 	Disabled func(project bool) []string
 	// Trust decides, for each manifest loaded, whether it runs; nil runs
 	// every one, unchecked. Podcode asks its trust gate there, which logs
@@ -78,6 +82,7 @@ func Register(d *plugin.Dispatcher, found []Found, o Options) *Set {
 	}
 	seen := map[string]bool{}
 	var loaded []*Manifest
+	guardsOnly := map[*Manifest]bool{} // disabled by the project's file: its guards stay
 	for _, f := range found {
 		if seen[f.Dir] {
 			continue
@@ -89,8 +94,13 @@ func Register(d *plugin.Dispatcher, found []Found, o Options) *Set {
 			continue
 		}
 		if o.Disabled != nil && slices.Contains(o.Disabled(m.Project), m.ID) {
-			o.Log.Info("manifest: disabled by the config; not loaded", "plugin", m.ID, "dir", m.Dir)
-			continue
+			if !m.Project || slices.Contains(o.Disabled(false), m.ID) || !m.hasGuards(o) {
+				o.Log.Info("manifest: disabled by the config; not loaded", "plugin", m.ID, "dir", m.Dir)
+				continue
+			}
+			warn("manifest: the project's disabled_plugins does not switch off a fail-closed guard: only its other entries are off; to switch it off whole, list it in your own podcode.json",
+				"plugin", m.ID, "dir", m.Dir)
+			guardsOnly[m] = true
 		}
 		// As with JS plugins (P4), a later plugin with the same id
 		// replaces the earlier one entirely.
@@ -116,7 +126,7 @@ func Register(d *plugin.Dispatcher, found []Found, o Options) *Set {
 				continue
 			}
 		}
-		if err := s.register(d, m, o, v); err != nil {
+		if err := s.register(d, m, o, v, guardsOnly[m]); err != nil {
 			warn("manifest: plugin refused", "plugin", m.ID, "error", err.Error())
 			continue
 		}
@@ -147,32 +157,45 @@ func (s *Set) processesOf(m *Manifest) []*Process {
 
 // hasGuards reports whether m has an enabled fail-closed entry.
 func (m *Manifest) hasGuards(o Options) bool {
-	var overrides map[string]bool
-	if o.Overrides != nil {
-		overrides = o.Overrides(m.Project)
-	}
 	for i := range m.Contributes.Hooks {
-		if e := &m.Contributes.Hooks[i]; e.FailClosed && e.enabled(overrides, m.ID) {
+		if e := &m.Contributes.Hooks[i]; e.FailClosed && m.entryEnabled(e, o) {
 			return true
 		}
 	}
 	return false
 }
 
-func (s *Set) register(d *plugin.Dispatcher, m *Manifest, o Options, v Verdict) error {
-	env := append(os.Environ(), "PODCODE_PLUGIN_DIR="+m.Dir, "PODCODE_PROJECT_DIR="+o.Cwd)
-	var overrides map[string]bool
-	if o.Overrides != nil {
-		overrides = o.Overrides(m.Project)
+// entryEnabled reports whether e is on: the manifest's own "enabled" and
+// the config's hooks entries say so. A fail-closed entry of the project's
+// listens to the user's entries only: a project's file cannot switch off
+// a guard (an edit of the manifest can, and trust covers that).
+func (m *Manifest) entryEnabled(e *Entry, o Options) bool {
+	if o.Overrides == nil {
+		return e.enabled(nil, m.ID)
 	}
+	if m.Project && e.FailClosed {
+		return e.enabled(o.Overrides(false), m.ID)
+	}
+	return e.enabled(o.Overrides(m.Project), m.ID)
+}
+
+// register registers m's enabled entries, only the fail-closed ones when
+// not v.Run or guardsOnly.
+func (s *Set) register(d *plugin.Dispatcher, m *Manifest, o Options, v Verdict, guardsOnly bool) error {
+	env := append(os.Environ(), "PODCODE_PLUGIN_DIR="+m.Dir, "PODCODE_PROJECT_DIR="+o.Cwd)
 	procs := map[string]*Process{}
 	for i := range m.Contributes.Hooks {
 		e := &m.Contributes.Hooks[i]
-		if !e.enabled(overrides, m.ID) {
+		if !m.entryEnabled(e, o) {
 			o.Log.Info("manifest: handler disabled", "plugin", m.ID, "event", e.Event, "entry", i)
 			continue
 		}
-		if !v.Run && !e.FailClosed {
+		if o.Overrides != nil && m.Project && e.FailClosed && !e.enabled(o.Overrides(true), m.ID) {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("manifest plugin %s: the project's hooks entry %s/%s does not switch off a fail-closed guard; to switch it off, set it in your own podcode.json", m.ID, m.ID, e.Event))
+			o.Log.Warn("manifest: the project's hooks entry does not switch off a fail-closed guard; to switch it off, set it in your own podcode.json",
+				"plugin", m.ID, "event", e.Event, "entry", i)
+		}
+		if (!v.Run || guardsOnly) && !e.FailClosed {
 			continue
 		}
 		var check func() error

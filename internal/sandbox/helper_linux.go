@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -33,6 +34,11 @@ func helper(raw string) error {
 	var req request
 	if err := json.Unmarshal([]byte(raw), &req); err != nil {
 		return fmt.Errorf("a malformed request: %w", err)
+	}
+	if req.PIDNS {
+		if err := mountProc(); err != nil {
+			return err
+		}
 	}
 	if req.Probe {
 		os.Exit(0)
@@ -65,7 +71,57 @@ func helper(raw string) error {
 	if _, _, e := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(rs.fd), 0, 0); e != 0 {
 		return fmt.Errorf("landlock_restrict_self: %w", e)
 	}
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
+	// Only stdin, stdout and stderr go on: a descriptor the server
+	// inherited without close-on-exec would be read past Landlock, which
+	// checks a file when it is opened.
+	if err := unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fmt.Errorf("close_range: %w", err)
+	}
 	return fmt.Errorf("exec %s: %w", req.Path, syscall.Exec(req.Path, os.Args, envv))
+}
+
+// mountProc makes the helper's mount namespace private and mounts there
+// a /proc of its PID namespace: the command sees its own processes only.
+// Both namespaces are the helper's own (pidNS), so nothing outside sees
+// the mount.
+func mountProc() error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making the mounts private: %w", err)
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mounting /proc: %w", err)
+	}
+	return nil
+}
+
+// dropCapabilities empties the calling thread's capability sets, the
+// bounding set included when the thread may change it: a server run by
+// root (or given capabilities) would otherwise hand them to the command,
+// and Landlock does not confine what they allow (raw sockets on the
+// host's network, loading kernel modules, rebooting). With no_new_privs,
+// exec gives none back, to root neither.
+func dropCapabilities() error {
+	for c := 0; ; c++ {
+		err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+		if err == unix.EINVAL {
+			break // past the last capability
+		}
+		if err != nil && err != unix.EPERM { // EPERM: no CAP_SETPCAP, so nothing to gain from the set
+			return fmt.Errorf("dropping capability %d: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("clearing the ambient capabilities: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var none [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &none[0]); err != nil {
+		return fmt.Errorf("dropping the capabilities: %w", err)
+	}
+	return nil
 }
 
 // landlockABI is the kernel's Landlock ABI version, 0 without Landlock.

@@ -30,16 +30,29 @@
 // (UDP, DNS, ICMP) where a network namespace can be made (probed once:
 // Support.NetNS). Its environment is a short allow-list (PATH, the locale,
 // TERM, TZ), so the server's secrets (API keys, tenants' tokens) are not
-// in it.
+// in it. Only its stdin, stdout and stderr reach it: every other
+// descriptor, one the server inherited without close-on-exec included, is
+// closed at the exec (Landlock checks a file when it is opened, not when
+// an open descriptor is read).
 //
-// Setuid programs (sudo) gain nothing: no_new_privs is set.
+// Privileges: it holds no capability, even when the server runs as root
+// (all sets are emptied, the bounding set too where the helper may), and
+// setuid programs (sudo) gain nothing: no_new_privs is set.
 //
-// What it does not stop: reading other processes' command lines and status
-// in /proc (as any local user can); pathname unix sockets outside the
-// sandbox below Landlock ABI 9 (the kernel checks them only from ABI 9);
-// UDP and other non-TCP traffic when no network namespace can be made
-// (Landlock handles UDP only from ABI 10); using CPU, memory and disk
-// (no cgroup limits: bash's timeout bounds its time); kernel exploits.
+// Processes: where a PID namespace can be made (Support.PIDNS, probed
+// once), the command is the first process of one, with a /proc of its own:
+// it sees only its own processes, and when it exits the kernel kills
+// every process it left, whatever group or session that process moved to.
+//
+// What it does not stop: without a PID namespace, reading other
+// processes' command lines and status in /proc (as any local user can),
+// and a process that left the command's process group (setsid) outliving
+// it; pathname unix sockets outside the sandbox below Landlock ABI 9 (the
+// kernel checks them only from ABI 9); UDP and other non-TCP traffic when
+// no network namespace can be made (Landlock handles UDP only from ABI
+// 10); using CPU, memory and disk while it runs (no cgroup limits: bash's
+// timeout bounds its time, and, with a PID namespace, that of everything
+// it started); kernel exploits.
 //
 // Failure is closed: Wrap refuses (and the command does not run) when the
 // kernel has no Landlock, or when the network must be off and neither a
@@ -71,6 +84,9 @@ type Policy struct {
 type Support struct {
 	ABI   int  // the kernel's Landlock ABI version; 0 without Landlock
 	NetNS bool // a new network namespace (with a user namespace) can be made
+	// PIDNS: a new PID namespace, with a mount namespace and a /proc of its
+	// own (in a user namespace), can be made.
+	PIDNS bool
 }
 
 // String describes s for a log line.
@@ -85,7 +101,11 @@ func (s Support) String() string {
 	case s.ABI < 4:
 		net = "none: commands without the network are refused"
 	}
-	return fmt.Sprintf("Landlock ABI %d, network off by %s", s.ABI, net)
+	procs := "PID namespace"
+	if !s.PIDNS {
+		procs = "none: a process that leaves its group outlives its command"
+	}
+	return fmt.Sprintf("Landlock ABI %d, network off by %s, processes kept in by %s", s.ABI, net, procs)
 }
 
 // check says why p cannot be enforced with s, or nil.
@@ -113,6 +133,7 @@ type request struct {
 	Writable []string `json:"writable"`
 	Tmp      string   `json:"tmp"`
 	Network  bool     `json:"network,omitempty"`
+	PIDNS    bool     `json:"pidns,omitempty"` // started in new PID and mount namespaces: mount /proc first
 }
 
 // keptEnv are the variables a confined command keeps from the caller's
@@ -165,6 +186,8 @@ func validate(p Policy) error {
 // Wrap makes cmd, built but not started, run confined by p. It fails,
 // leaving nothing to run, when p cannot be enforced on this machine; call
 // it after anything else that sets cmd.SysProcAttr (it adds to it).
+// cmd.ExtraFiles do not reach the command: only stdin, stdout and stderr
+// do.
 func Wrap(cmd *exec.Cmd, p Policy) error {
 	if cmd.Process != nil {
 		return errors.New("sandbox: the command has already started")

@@ -7,8 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // requireLandlock skips t on a kernel without Landlock, saying so.
@@ -272,6 +275,151 @@ func TestFailClosed(t *testing.T) {
 	for _, bad := range []Policy{{Writable: []string{ws}}, {Tmp: tmp}, {Writable: []string{"rel"}, Tmp: tmp}} {
 		if err := Wrap(exec.Command("bash"), bad); err == nil {
 			t.Errorf("policy %+v was accepted", bad)
+		}
+	}
+}
+
+// A confined command holds no capability, whoever runs the server (root
+// included), with the network on or off: capabilities are not what
+// Landlock confines (a root server's command could otherwise open raw
+// sockets on the host's network and read every client's token).
+func TestNoCapabilities(t *testing.T) {
+	requireLandlock(t)
+	for _, network := range []bool{false, true} {
+		ws, tmp, _ := dirs(t)
+		out, code := run(t, Policy{Writable: []string{ws}, Tmp: tmp, Network: network}, "grep ^Cap /proc/self/status")
+		if code != 0 || strings.Count(out, "\n") != 5 {
+			t.Fatalf("network %v: exit %d, %q", network, code, out)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			if _, v, _ := strings.Cut(line, ":"); strings.Trim(strings.TrimSpace(v), "0") != "" {
+				t.Errorf("network %v: %s", network, line)
+			}
+		}
+	}
+}
+
+// Only stdin, stdout and stderr reach a confined command: a descriptor the
+// server inherited without close-on-exec (from whatever started it) would
+// otherwise be read past Landlock, which checks files when they are opened.
+func TestInheritedDescriptorsAreClosed(t *testing.T) {
+	requireLandlock(t)
+	ws, tmp, outside := dirs(t)
+	fd, err := syscall.Open(filepath.Join(outside, "secret"), syscall.O_RDONLY, 0) // no O_CLOEXEC
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	out, code := run(t, Policy{Writable: []string{ws}, Tmp: tmp}, fmt.Sprintf("ls /proc/self/fd; cat <&%d", fd))
+	if code == 0 || strings.Contains(out, "the secret") {
+		t.Errorf("descriptor %d: exit %d, %q", fd, code, out)
+	}
+	if fields := strings.Fields(out); len(fields) < 4 || fields[0] != "0" || fields[1] != "1" || fields[2] != "2" || fields[3] != "3" {
+		t.Errorf("the command's descriptors are not 0, 1, 2 (and ls's own): %q", out)
+	}
+}
+
+// markedProcesses lists the live processes whose command line starts with
+// marker, as this process sees them.
+func markedProcesses(marker string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var found []string
+	for _, e := range entries {
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.HasPrefix(string(cmdline), marker+"\x00") {
+			stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+			if i := strings.LastIndexByte(string(stat), ')'); i > 0 && len(stat) > i+2 && stat[i+2] != 'Z' {
+				found = append(found, e.Name())
+			}
+		}
+	}
+	return found
+}
+
+// Nothing a confined command starts outlives it, not even a process that
+// left its process group (setsid, a double fork): the command is the
+// first process of a PID namespace of its own, which the kernel empties
+// when it exits. Its /proc shows its own processes only.
+func TestNothingOutlivesTheCommand(t *testing.T) {
+	if s := requireLandlock(t); !s.PIDNS {
+		t.Skipf("%s: no PID namespace can be made here, so a process that leaves its group outlives its command (documented)", s)
+	}
+	ws, tmp, _ := dirs(t)
+	marker := "podcode-sandbox-leftover-" + filepath.Base(filepath.Dir(ws))
+	for _, network := range []bool{false, true} {
+		out, code := run(t, Policy{Writable: []string{ws}, Tmp: tmp, Network: network}, fmt.Sprintf(`
+			setsid bash -c 'exec -a %[1]s sleep 300' </dev/null >/dev/null 2>&1 &
+			( ( exec -a %[1]s sleep 300 ) </dev/null >/dev/null 2>&1 & ) &
+			nohup setsid bash -c 'exec -a %[1]s sleep 300' </dev/null >/dev/null 2>&1 &
+			count() { # the processes whose first argument is the marker
+				n=0
+				for f in /proc/[0-9]*/cmdline; do IFS= read -r -d '' a <"$f" 2>/dev/null && [ "$a" = %[1]s ] && n=$((n+1)); done
+				echo $n
+			}
+			while [ "$(count)" -lt 3 ]; do sleep 0.01; done
+			echo started`, marker))
+		if code != 0 || out != "started\n" {
+			t.Fatalf("network %v: exit %d, %q", network, code, out)
+		}
+		if left := markedProcesses(marker); len(left) > 0 {
+			for _, pid := range left {
+				if p, err := strconv.Atoi(pid); err == nil {
+					syscall.Kill(p, syscall.SIGKILL)
+				}
+			}
+			t.Errorf("network %v: processes %v outlived the command", network, left)
+		}
+	}
+}
+
+// A confined command cannot read the environment, memory map, open files
+// or working directory of another confined command (another tenant's),
+// with the network on or off; where a PID namespace can be made it does
+// not even see it in /proc.
+func TestOtherSandboxes(t *testing.T) {
+	real := requireLandlock(t)
+	t.Cleanup(func() { probed = real })
+	modes := []Support{real}
+	if real.PIDNS {
+		modes = append(modes, Support{ABI: real.ABI, NetNS: real.NetNS}) // without a PID namespace
+	}
+	for _, s := range modes {
+		probed = s
+		testOtherSandboxes(t, s)
+	}
+}
+
+func testOtherSandboxes(t *testing.T, s Support) {
+	for _, network := range []bool{false, true} {
+		wsA, tmpA, _ := dirs(t)
+		wsB, tmpB, _ := dirs(t)
+		marker := "podcode-sandbox-other-" + filepath.Base(filepath.Dir(wsA))
+		a := exec.Command("bash", "-c", "exec -a "+marker+" sleep 300")
+		a.Dir = wsA
+		a.Env = append(os.Environ(), "PODCODE_TEST_OTHER=other-secret")
+		if err := Wrap(a, Policy{Writable: []string{wsA}, Tmp: tmpA, Network: network}); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); len(markedProcesses(marker)) == 0; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the first command did not start")
+			}
+		}
+		pid := a.Process.Pid
+		out, _ := run(t, Policy{Writable: []string{wsB}, Tmp: tmpB, Network: network}, fmt.Sprintf(
+			"cat /proc/%[1]d/environ /proc/%[1]d/maps; ls /proc/%[1]d/fd/ /proc/%[1]d/cwd/; grep -l %s /proc/[0-9]*/cmdline", pid, marker))
+		a.Process.Kill()
+		a.Wait()
+		if strings.Contains(out, "PODCODE_TEST_OTHER") || strings.Contains(out, "/usr/bin/sleep") || strings.Contains(out, wsA) {
+			t.Errorf("%s, network %v: another sandbox's process was read:\n%s", s, network, out)
+		}
+		// Listed: grep's own command line, and, without a PID namespace,
+		// the other command's (documented).
+		if n := strings.Count(out, "/cmdline"); s.PIDNS && n > 1 {
+			t.Errorf("%s, network %v: another sandbox's process is visible in /proc:\n%s", s, network, out)
 		}
 	}
 }

@@ -62,6 +62,11 @@ func (s *Server) EnableWebhooks(hooks map[string]config.Webhook, o webhook.Optio
 	if o.Ledger == nil {
 		o.Ledger = s.Agent.Store
 	}
+	if o.Verified == nil {
+		// A delivery that proved itself holds its connection as a token
+		// holder does (Limits.MaxUnauthenticatedConns).
+		o.Verified = authenticated
+	}
 	o.Start = func(ctx context.Context, name, prompt string, _ *plugin.HookPayload) (string, error) {
 		id, _, err := s.Background(ctx, webhook.Channel, "webhook "+name, "", prompt)
 		return id, err

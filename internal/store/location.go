@@ -58,7 +58,7 @@ func DataDir(project string) (string, error) {
 type Adoption struct {
 	From  string // the database in the project, "" when there is none
 	To    string // the database in the data directory
-	Moved bool   // From was moved to To; false with From set: both exist, To is used and From left alone
+	Moved bool   // From was moved to To; false with From set: not moved (To exists, or From is not a regular file), To is used and From left alone
 }
 
 // Adopt moves the database a project kept in its .podcode folder (an
@@ -68,9 +68,13 @@ type Adoption struct {
 // removed; the database file itself goes last, so an interrupted move is
 // completed by the next Adopt and never loses a committed transaction. On
 // error nothing is lost: the error says which file could not be moved.
+//
+// Only regular files are moved: when one of the three is anything else (a
+// symbolic link a cloned project holds, leading where the user's sessions
+// would then be written), nothing is, as when dataDir has a database.
 func Adopt(project, dataDir string) (Adoption, error) {
 	a := Adoption{From: filepath.Join(project, legacyFile), To: filepath.Join(dataDir, File)}
-	if _, err := os.Stat(a.From); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(a.From); errors.Is(err, fs.ErrNotExist) {
 		a.From = ""
 		return a, nil
 	} else if err != nil {
@@ -78,6 +82,11 @@ func Adopt(project, dataDir string) (Adoption, error) {
 	}
 	if _, err := os.Stat(a.To); err == nil {
 		return a, nil
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if st, err := os.Lstat(a.From + suffix); err == nil && !st.Mode().IsRegular() {
+			return a, nil
+		}
 	}
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return a, fmt.Errorf("store: creating the data directory: %w", err)

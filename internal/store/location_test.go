@@ -206,3 +206,41 @@ func TestMoveAcrossFileSystems(t *testing.T) {
 		t.Errorf("left behind: %v", entries)
 	}
 }
+
+// A database in the project that is a symbolic link (a cloned project can
+// hold one, pointing anywhere: into the project, or a world-readable
+// place) is not adopted: the user's sessions would be written where the
+// link leads. The link is left alone, and the data directory gets a
+// database of its own.
+func TestAdoptLeavesALinkedDatabase(t *testing.T) {
+	for _, linked := range []string{"", "-wal"} {
+		project, data := t.TempDir(), t.TempDir()
+		dir := filepath.Join(project, ".podcode")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, suffix := range []string{"", "-wal"} {
+			p := filepath.Join(dir, File+suffix)
+			var err error
+			if suffix == linked {
+				err = os.Symlink(filepath.Join(project, "leak"+suffix), p)
+			} else {
+				err = os.WriteFile(p, []byte("x"), 0o600)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		a, err := Adopt(project, data)
+		if err != nil || a.Moved || a.From == "" {
+			t.Errorf("link at %q: %+v %v", File+linked, a, err)
+		}
+		entries, _ := os.ReadDir(data)
+		if len(entries) != 0 {
+			t.Errorf("link at %q: the data directory holds %v", File+linked, entries)
+		}
+		if st, err := os.Lstat(filepath.Join(dir, File+linked)); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("link at %q: the link was not left alone: %v %v", File+linked, st, err)
+		}
+	}
+}

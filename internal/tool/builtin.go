@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -143,7 +144,7 @@ func (b builtins) read(ctx context.Context, _ Call, args map[string]any) (Result
 	defer file.Close()
 	shown := fsys.show(real)
 	notText := fmt.Errorf("%s is not a text file", shown)
-	lr := newLineReader(file, maxLineBytes)
+	lr := newLineReader(ctxReader{ctx, file}, maxLineBytes)
 	if head, _ := lr.br.Peek(8 << 10); !looksLikeText(head) {
 		return Result{}, notText
 	}
@@ -161,6 +162,9 @@ func (b builtins) read(ctx context.Context, _ Call, args map[string]any) (Result
 		line, cut, err := lr.next()
 		if err == io.EOF {
 			break
+		}
+		if errors.Is(err, errLineTooLong) {
+			return Result{}, fmt.Errorf("%s: line %d is longer than %d MiB: not a text file", shown, n+1, maxScanLine>>20)
 		}
 		if err != nil {
 			return Result{}, fmt.Errorf("%s: %w", shown, err)
@@ -337,7 +341,7 @@ func (b builtins) glob(ctx context.Context, _ Call, args map[string]any) (Result
 	}
 	var matches []string
 	truncated := false
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err = walkTree(start.dir, start.rel, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable entries are skipped, not fatal
 		}
@@ -366,6 +370,9 @@ func (b builtins) glob(ctx context.Context, _ Call, args map[string]any) (Result
 	if err != nil {
 		return Result{}, err
 	}
+	// In walk order, which a directory too large to read at once does not
+	// keep (walkTree).
+	slices.SortFunc(matches, comparePaths)
 	out := strings.Join(matches, "\n")
 	if len(matches) == 0 {
 		out = "no files match " + pattern
@@ -374,6 +381,12 @@ func (b builtins) glob(ctx context.Context, _ Call, args map[string]any) (Result
 		out += fmt.Sprintf("\n(only the first %d matches)", maxGlobResults)
 	}
 	return Result{Title: pattern, Output: out, Metadata: map[string]any{"count": len(matches), "truncated": truncated}}, nil
+}
+
+// comparePaths orders paths as a walk lists them: component by component,
+// so "a/b" comes before "a.txt".
+func comparePaths(a, b string) int {
+	return strings.Compare(strings.ReplaceAll(a, string(filepath.Separator), "\x00"), strings.ReplaceAll(b, string(filepath.Separator), "\x00"))
 }
 
 // grepLineBytes is how much of one line grep searches: the rest of a
@@ -403,7 +416,7 @@ func (b builtins) grep(ctx context.Context, _ Call, args map[string]any) (Result
 	var out strings.Builder
 	count := 0
 	lr := newLineReader(nil, grepLineBytes) // one buffer for every file
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err = walkTree(start.dir, start.rel, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
@@ -437,14 +450,14 @@ func (b builtins) grep(ctx context.Context, _ Call, args map[string]any) (Result
 			return nil
 		}
 		defer f.Close()
-		lr.br.Reset(f)
+		lr.br.Reset(ctxReader{ctx, f})
 		if head, _ := lr.br.Peek(8 << 10); bytes.IndexByte(head, 0) >= 0 {
 			return nil // binary
 		}
 		for n := 1; ; n++ {
 			line, _, err := lr.next()
 			if err != nil {
-				return nil
+				return ctx.Err() // nil: the file ended, or cannot be read
 			}
 			if n%1024 == 0 && ctx.Err() != nil {
 				return ctx.Err()

@@ -2,6 +2,7 @@ package tool
 
 import (
 	"bufio"
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -250,21 +251,46 @@ func (f *files) write(l located, data []byte) (created bool, err error) {
 	return created, nil
 }
 
-// lineReader reads lines of any length, keeping at most keep bytes of
-// each: a line longer than any buffer is read through, not loaded.
+// ctxReader reads r until ctx ends. The file tools read through it, so a
+// cancelled call stops inside a line too: a sparse file holds terabytes
+// of zeros without a newline, and costs nothing to make.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// maxScanLine bounds how far the file tools read through one line: a
+// longer one is not text, and reading it through could take hours (a
+// sparse file of terabytes costs nothing to make).
+const maxScanLine = 64 << 20
+
+// errLineTooLong is a line longer than a lineReader's max.
+var errLineTooLong = fmt.Errorf("a line is longer than %d MiB", maxScanLine>>20)
+
+// lineReader reads lines of any length up to max (maxScanLine from
+// newLineReader; 0 for no limit), keeping at most keep bytes of each: a
+// line longer than any buffer is read through, not loaded.
 type lineReader struct {
 	br   *bufio.Reader
 	keep int
+	max  int
 	line []byte
 }
 
 func newLineReader(r io.Reader, keep int) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), keep: keep}
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), keep: keep, max: maxScanLine}
 }
 
 // next returns the next line without its "\n", cut to keep bytes, with
-// whether it was cut; io.EOF after the last line. The line is valid until
-// the next call.
+// whether it was cut; io.EOF after the last line, errLineTooLong for a
+// line longer than max. The line is valid until the next call.
 func (l *lineReader) next() (line []byte, cut bool, err error) {
 	l.line = l.line[:0]
 	n, any := 0, false
@@ -279,6 +305,9 @@ func (l *lineReader) next() (line []byte, cut bool, err error) {
 			l.line = append(l.line, chunk[:min(room, len(chunk))]...)
 		}
 		n += len(chunk)
+		if l.max > 0 && n > l.max {
+			return nil, false, errLineTooLong
+		}
 		switch {
 		case ended:
 			return l.line, n > l.keep, nil

@@ -3,6 +3,7 @@ package tool
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -407,4 +408,67 @@ func FuzzLineReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A cancelled call stops reading inside a line too, not only between
+// lines: the file tools read through ctxReader.
+func TestLineReaderStopsWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	reads := 0
+	endless := readerFunc(func(p []byte) (int, error) { // zeros, no newline, for ever
+		if reads++; reads == 100 {
+			cancel()
+		}
+		clear(p)
+		return len(p), nil
+	})
+	lr := newLineReader(ctxReader{ctx, endless}, maxLineBytes)
+	lr.max = 0 // no limit on the line's length: only the cancel ends it
+	if _, _, err := lr.next(); !errors.Is(err, context.Canceled) {
+		t.Errorf("next: %v, want the cancel", err)
+	}
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// A file of terabytes that costs nothing to make (a sparse one: text at
+// its start, then zeros without a newline) does not keep a call busy for
+// hours when nobody cancels it: a line is read through up to maxScanLine
+// bytes; past that, read says the file is not text and grep passes over
+// the rest of the file, keeping the matches before.
+func TestHugeSparseFileIsNotReadThrough(t *testing.T) {
+	ws, defs := newWorkspace(t)
+	path := filepath.Join(ws.Root, "sparse.txt")
+	if err := os.WriteFile(path, []byte("a needle\n"+strings.Repeat("some text\n", 1000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 1<<40); err != nil {
+		t.Skipf("this file system cannot hold a sparse file of 1 TiB: %v", err)
+	}
+	for _, c := range []struct{ tool, args, want string }{
+		{"grep", `{"pattern": "needle"}`, "sparse.txt:1: a needle\n"},
+		{"read", `{"path": "sparse.txt", "offset": 5000}`, "sparse.txt: line 1002 is longer than 64 MiB: not a text file"},
+	} {
+		var raw map[string]any
+		if err := json.Unmarshal([]byte(c.args), &raw); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		args, err := defs[c.tool].Check(ctx, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res Result
+		returns(t, c.tool+" on a 1 TiB file", func() { res, err = defs[c.tool].Execute(ctx, Call{}, args) }, cancel)
+		cancel()
+		got := res.Output
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%s: %q, want %q", c.tool, got, c.want)
+		}
+	}
 }

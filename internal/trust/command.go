@@ -2,6 +2,7 @@ package trust
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -450,6 +451,8 @@ func (s *scan) program(path string, args []arg, sc *scope) {
 	s.h.File(Shown(path, s.root), path)
 	head, err := readHead(path)
 	switch {
+	case errors.Is(err, ErrNotRegular):
+		s.unknown(sc, Shown(path, s.root)+" is not a regular file")
 	case err != nil && sc.inMake:
 		s.unknown(sc, Shown(path, s.root)+" does not exist yet: make may build it from other files")
 	case err != nil:
@@ -482,8 +485,10 @@ func (s *scan) program(path string, args []arg, sc *scope) {
 	}
 }
 
+// readHead reads the first bytes of a program: a FIFO or a device in its
+// place is ErrNotRegular, and is not read.
 func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -667,13 +672,16 @@ func (s *scan) shellFile(path string, sc *scope, sourced bool) {
 		return
 	}
 	s.h.followed[key] = true
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path, maxScript)
 	switch {
-	case err != nil:
-		return // File counted it as missing (or failed to read it)
-	case len(data) > maxScript:
+	case errors.Is(err, ErrNotRegular):
+		s.unknown(sc, Shown(path, s.root)+" is not a regular file")
+		return
+	case errors.Is(err, ErrTooLarge):
 		s.unknown(sc, Shown(path, s.root)+" is too large to read")
 		return
+	case err != nil:
+		return // File counted it as missing (or failed to read it)
 	}
 	c := sc.child(path, sourced)
 	s.shell(string(data), c, path)

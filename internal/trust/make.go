@@ -1,6 +1,7 @@
 package trust
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -90,9 +91,9 @@ func (s *scan) make(args []arg, sc *scope) {
 				if _, in := within(s.root, p); !in {
 					continue
 				}
-				if !found && isFile(p) {
+				if _, err := os.Stat(p); !found && err == nil {
 					found = true
-					ms.read(p, 0)
+					ms.read(p, 0) // a FIFO or a device in its place is said so there
 				} else {
 					s.h.File(Shown(p, s.root), p) // made later, it would be read first
 				}
@@ -141,13 +142,16 @@ func (m *makeScan) read(path string, depth int) {
 		return
 	}
 	s.h.followed[key] = true
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return // File counted it as missing (or failed to read it)
-	}
-	if len(data) > maxScript {
+	data, err := ReadFile(path, maxScript)
+	switch {
+	case errors.Is(err, ErrNotRegular):
+		s.unknown(m.sc, Shown(path, s.root)+" is not a regular file")
+		return
+	case errors.Is(err, ErrTooLarge):
 		s.unknown(m.sc, Shown(path, s.root)+" is too large to read")
 		return
+	case err != nil:
+		return // File counted it as missing (or failed to read it)
 	}
 	text := strings.ReplaceAll(string(data), "\\\n", " ")
 	for _, line := range strings.Split(text, "\n") {

@@ -22,6 +22,9 @@
 //  5. replay: a signature already received for this webhook is 401. A
 //     signature is recorded only once it verified, and atomically with the
 //     check, so of two identical requests racing exactly one passes.
+//     From here on the delivery has proved itself: Options.Verified is
+//     called (the server then stops counting its connection among those
+//     without a token, which a flood of them may close).
 //  6. WebhookReceived is dispatched (channel "webhook") with the body, the
 //     non-secret headers and the parsed JSON in extra (see [Receiver]). A
 //     deny is 403 with the hooks' message; so is ask, since nobody can

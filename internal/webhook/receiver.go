@@ -60,6 +60,12 @@ type Options struct {
 	// Ledger, if set, keeps the signatures accepted, so that a restarted
 	// server still refuses their replays; nil keeps them in memory only.
 	Ledger Ledger
+	// Verified, if set, is called with the request's context once a
+	// delivery has proved itself (its signature checked out and is not a
+	// replay), before its hooks run: the server counts the connection as
+	// authenticated from then on, so a flood of connections without a
+	// token does not close it.
+	Verified func(context.Context)
 }
 
 // Ledger stores the signatures a Receiver accepted (see the package doc,
@@ -90,13 +96,14 @@ type Ledger interface {
 //
 // A Receiver is safe for concurrent use.
 type Receiver struct {
-	hooks   map[string]*hook
-	d       *plugin.Dispatcher
-	start   StartFunc
-	now     func() time.Time
-	log     *slog.Logger
-	maxBody int64
-	ledger  Ledger
+	hooks    map[string]*hook
+	d        *plugin.Dispatcher
+	start    StartFunc
+	now      func() time.Time
+	log      *slog.Logger
+	maxBody  int64
+	ledger   Ledger
+	verified func(context.Context)
 }
 
 // hook is one configured webhook.
@@ -119,13 +126,14 @@ func New(hooks map[string]config.Webhook, o Options) (*Receiver, error) {
 		return nil, errors.New("webhook: Options.Start is nil")
 	}
 	r := &Receiver{
-		hooks:   make(map[string]*hook, len(hooks)),
-		d:       o.Hooks,
-		start:   o.Start,
-		now:     o.Now,
-		log:     o.Log,
-		maxBody: o.MaxBody,
-		ledger:  o.Ledger,
+		hooks:    make(map[string]*hook, len(hooks)),
+		d:        o.Hooks,
+		start:    o.Start,
+		now:      o.Now,
+		log:      o.Log,
+		maxBody:  o.MaxBody,
+		ledger:   o.Ledger,
+		verified: o.Verified,
 	}
 	if r.now == nil {
 		r.now = time.Now
@@ -228,6 +236,9 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "60")
 		rc.refuse(w, log, http.StatusTooManyRequests, fmt.Errorf("webhook: too many deliveries within %s; retry later", Tolerance))
 		return
+	}
+	if rc.verified != nil {
+		rc.verified(r.Context())
 	}
 	// From here on the signature is consumed, unless we fail (not the
 	// sender's doing) before the turn started: then the sender may retry.

@@ -1,0 +1,74 @@
+package trust
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// Reading files a project brings: any of them may be a link to a device
+// (/dev/zero never ends), a FIFO (never answers) or a huge file. Before
+// the user trusts anything, reading one must neither hang nor exhaust
+// memory.
+
+// ErrNotRegular is the error of a path that is not a regular file (a FIFO,
+// a device, a socket, a folder), wherever its links lead.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrTooLarge is the error of a file larger than its reader allows.
+var ErrTooLarge = errors.New("too large to read")
+
+// OpenRegular opens path for reading, following links, without blocking
+// on a FIFO, and returns it only if what it opened is a regular file.
+func OpenRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s: %w but %s", path, ErrNotRegular, fileType(fi.Mode()))
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// ReadFile reads the regular file path (OpenRegular), at most max bytes:
+// a larger file is ErrTooLarge, and no more than max+1 bytes of it are
+// read.
+func ReadFile(path string, max int64) ([]byte, error) {
+	f, err := OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: %w (more than %d bytes)", path, ErrTooLarge, max)
+	}
+	return data, nil
+}
+
+// fileType names what a path that is not a regular file is.
+func fileType(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}
