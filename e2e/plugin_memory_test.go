@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -26,14 +28,15 @@ const addressSpace = 5 << 29
 // Plugins that allocate without bound, each in its own way, beside a
 // healthy one whose tool.execute.after marks every result.
 const (
-	// Inside one call: an array that only the call holds (dense, so that
-	// it passes the budget long before the 5-second watchdog, even on a
-	// loaded machine).
+	// Inside one call: an array that only the call holds, of strings of a
+	// MiB each (each one copy in Go: the heap grows past the budget within
+	// a second or two even on a loaded machine, long before the 5-second
+	// watchdog, which would stop the job for its time instead).
 	hogBurst = `export default { id: "hog-burst", server: () => ({
   "tool.execute.before": (input) => {
     if (input.args.pattern !== "burst") return undefined
-    const a = []
-    while (true) a.push(new Array(1e4).fill(0))
+    const a = [], mib = "x".repeat(1 << 20)
+    while (true) a.push(mib + a.length)
   },
 }) }`
 	// Inside one call, into an array of the module's: it survives the call.
@@ -138,6 +141,60 @@ func TestPluginMemoryBudgetUnderAddressSpaceLimit(t *testing.T) {
 			strings.Contains(line, "plugin: stopped") && strings.Contains(line, "plugin=hog-burst") {
 			t.Errorf("a plugin that kept within its budget was stopped or failed: %s", line)
 		}
+	}
+}
+
+// A plugin that reads a file without end (/dev/zero) or one far larger
+// than its budget (a sparse file of 3 GiB, which costs no disk) gets an
+// error; the server, under the same hard address-space limit, serves on.
+func TestPluginFileReadsUnderAddressSpaceLimit(t *testing.T) {
+	if _, err := exec.LookPath("prlimit"); err != nil {
+		t.Skip("prlimit (util-linux) is not installed")
+	}
+	const reader = `import { readFile } from "node:fs/promises"
+export default { id: "reader", server: () => ({
+  "tool.execute.after": async (input) => {
+    const file = { zero: "/dev/zero", huge: "huge.bin" }[input.args.pattern]
+    if (file === undefined) return undefined
+    let said
+    try { said = "read " + (await readFile(file)).length + " bytes" } catch (e) { said = "refused: " + e.message }
+    return { ...input, result: { ...input.result, output: said } }
+  },
+}) }`
+	dir := apptest.Dir(t, apptest.Project{Files: map[string]string{
+		"podcode.json": `{"plugin": ["./plugins/reader.js"]}`, "plugins/reader.js": reader,
+	}})
+	f, err := os.Create(filepath.Join(dir, "huge.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(3 << 30); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	home := t.TempDir()
+	if out, err := podcode(dir, home, "trust", "--yes"); err != nil {
+		t.Fatalf("podcode trust: %v\n%s", err, out)
+	}
+	srv := startLimited(t, dir, home, addressSpace)
+	var sess struct{ ID string }
+	if code := srv.do("POST", "/sessions", nil, &sess); code != 201 {
+		t.Fatalf("create session: %d\n%s", code, srv.logs)
+	}
+	for pattern, want := range map[string]string{
+		"zero": "refused: readFile: /dev/zero is not a regular file",
+		"huge": "refused: readFile: " + filepath.Join(dir, "huge.bin") + " is larger than",
+	} {
+		out, err := srv.turn(sess.ID, fmt.Sprintf(`/tool glob {"pattern": %q}`, pattern))
+		if err != nil {
+			t.Fatalf("%s: %v; the server's output:\n%s", pattern, err, srv.tail())
+		}
+		if !strings.HasPrefix(out, want) {
+			t.Errorf("%s: %q, want %q…", pattern, out, want)
+		}
+	}
+	if !srv.alive() {
+		t.Fatalf("the server died:\n%s", srv.tail())
 	}
 }
 

@@ -490,6 +490,8 @@ func (p *Plugin) collectLifecycle(obj *goja.Object) {
 
 // busObject is the bus a plugin's server() receives (SPEC P7). Listeners run
 // on the plugin's loop; a listener that throws is logged with the event type.
+// At most MaxPendingEvents events wait for the loop (the rest are dropped,
+// counted and logged) and a plugin holds at most MaxSubscriptions.
 func (l *loader) busObject(vm *goja.Runtime, p *Plugin) *goja.Object {
 	b := vm.NewObject()
 	subscribe := func(typ string, fnv goja.Value) goja.Value {
@@ -497,9 +499,20 @@ func (l *loader) busObject(vm *goja.Runtime, p *Plugin) *goja.Object {
 		if !ok {
 			panic(vm.NewTypeError("bus.subscribe: the listener must be a function"))
 		}
+		p.mu.Lock()
+		if len(p.subs) >= MaxSubscriptions {
+			p.mu.Unlock()
+			panic(p.rt.RangeError(fmt.Sprintf("bus.subscribe: this plugin already holds %d subscriptions, the most one plugin may hold; stop some first (call the function subscribe returned)", MaxSubscriptions)))
+		}
+		p.mu.Unlock()
 		unsub := l.o.Bus.Subscribe(typ, p.ID, func(ev bus.Event) {
+			if !p.events.take() {
+				p.events.drop(p.rt.Log(), ev.Type)
+				return
+			}
 			data := map[string]any{"type": ev.Type, "time": ev.Time.UTC().Format(time.RFC3339Nano), "tenant": ev.Tenant, "properties": ev.Properties}
-			p.rt.Post(func(vm *goja.Runtime) {
+			posted := p.rt.Post(func(vm *goja.Runtime) {
+				p.events.done(p.rt.Log())
 				v, err := jsrt.ToValue(vm, data)
 				if err == nil {
 					_, err = fn(goja.Undefined(), v)
@@ -508,15 +521,26 @@ func (l *loader) busObject(vm *goja.Runtime, p *Plugin) *goja.Object {
 					p.rt.Log().Warn("plugin: bus listener threw", "event", ev.Type, "error", jsrt.Error(err).Error())
 				}
 			})
+			if !posted {
+				p.events.done(p.rt.Log())
+			}
 		})
 		p.mu.Lock()
-		p.unsubs = append(p.unsubs, unsub)
+		p.nextSub++
+		id := p.nextSub
+		if p.subs == nil {
+			p.subs = map[int]func(){}
+		}
+		p.subs[id] = unsub
 		p.mu.Unlock()
 		forget, done := p.rt.Keep(fnv), false
 		return vm.ToValue(func(goja.FunctionCall) goja.Value {
 			if !done {
 				done = true
 				unsub()
+				p.mu.Lock()
+				delete(p.subs, id)
+				p.mu.Unlock()
 				forget()
 			}
 			return goja.Undefined()

@@ -47,10 +47,12 @@ func liveHeap() int64 {
 // end, its status says why, and the memory it held is given back.
 func TestPluginOverItsMemoryBudgetIsStopped(t *testing.T) {
 	a, logs := apptest.Boot(t, apptest.Project{
-		Files:    map[string]string{"hoarder.js": hoarder, "bystander.js": bystander},
-		Plugins:  []string{"./hoarder.js", "./bystander.js"},
-		User:     map[string]any{"plugin_limits": map[string]any{"memory_mb": 32}},
-		JobLimit: 2 * time.Minute, // the budget, not the watchdog, stops the hoarder, even under the race detector
+		Files:   map[string]string{"hoarder.js": hoarder, "bystander.js": bystander},
+		Plugins: []string{"./hoarder.js", "./bystander.js"},
+		User:    map[string]any{"plugin_limits": map[string]any{"memory_mb": 32}},
+		// The budget, not the watchdog or the hook timeout, stops the
+		// hoarder, even under the race detector on a loaded machine.
+		JobLimit: 2 * time.Minute, HookTimeout: 2 * time.Minute,
 	})
 	before := liveHeap()
 	hoarder := a.Plugins.Plugins[0]

@@ -89,7 +89,9 @@ type Plugin struct {
 	rt          *jsrt.Runtime
 	toolTimeout time.Duration
 	mu          sync.Mutex
-	unsubs      []func()            // its bus subscriptions
+	subs        map[int]func()      // its bus subscriptions' ends, by number (under mu)
+	nextSub     int                 // under mu
+	events      eventQueue          // its bus events waiting for its loop
 	set         atomic.Pointer[Set] // the set it is in, told when it stops
 
 	// Loop goroutine only (and, once the loop ended, the goroutine that
@@ -127,13 +129,7 @@ func (p *Plugin) Err() error { return p.rt.Err() }
 // of its runtime is kept, so that the memory it held can be collected.
 // The plugin stays in its Set, with its Status, for the listings.
 func (p *Plugin) stopped(err error) {
-	p.mu.Lock()
-	unsubs := p.unsubs
-	p.unsubs = nil
-	p.mu.Unlock()
-	for _, u := range unsubs {
-		u()
-	}
+	p.unsubscribe()
 	p.hooks, p.fns, p.life, p.lifeFns, p.toolFns, p.jsonSchema, p.validateArgs = nil, nil, nil, nil, nil, nil, nil
 	if s := p.set.Load(); s != nil {
 		s.index()
@@ -219,14 +215,19 @@ func lifecycleResult(v any) (*plugin.HookResult, error) {
 
 // Close ends the plugin's bus subscriptions and stops its runtime.
 func (p *Plugin) Close() {
+	p.unsubscribe()
+	p.rt.Close()
+}
+
+// unsubscribe ends the plugin's bus subscriptions.
+func (p *Plugin) unsubscribe() {
 	p.mu.Lock()
-	unsubs := p.unsubs
-	p.unsubs = nil
+	subs := p.subs
+	p.subs = nil
 	p.mu.Unlock()
-	for _, u := range unsubs {
+	for _, u := range subs {
 		u()
 	}
-	p.rt.Close()
 }
 
 // drainTools converts what the tool hook returned (SPEC H9) into tools. It

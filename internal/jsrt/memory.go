@@ -27,12 +27,17 @@ import (
 //     runs longer than memCheckEvery, the watchdog samples the Go heap
 //     (runtime/metrics, under a microsecond). Its baseline is the heap's
 //     objects when the job was first seen running, which is at least what
-//     was live then; once a collection completed since, the live heap it
-//     measured, less that baseline, is a lower bound of what was retained
-//     meanwhile. Past the limit the job is interrupted (*MemoryError), like
-//     a spin, and the runtime keeps serving. When the heap's objects alone
-//     pass the limit and no collection came since, one is forced, at most
-//     once per cycle, so that garbage is not taken for growth. Jobs of other
+//     was live then, and each collection that completes since lowers it to
+//     the live heap it measured when that is less; the live heap a later
+//     collection measures, less the baseline, is a lower bound of what was
+//     retained meanwhile. Past the limit the job is interrupted
+//     (*MemoryError), like a spin, and the runtime keeps serving. Garbage
+//     must not be taken for growth, nor growth for baseline: at the first
+//     look, a heap of more than a quarter of the limit gets a collection at
+//     once (at most one a second in the process), so that the baseline
+//     comes down before the job has grown much; and when the heap's
+//     objects alone pass the limit and no collection came since, one is
+//     forced, at most once per cycle. Jobs of other
 //     runtimes that run at the same time share the blame: a job is charged
 //     with everything the process retained while it ran.
 //  2. A runtime that keeps what its calls allocate (a module-level array
@@ -135,6 +140,15 @@ func (r *Runtime) checkJobMemory() error {
 	limit := uint64(r.opts.MemoryLimit)
 	if j.seq != r.running {
 		j.seq, j.base, j.cycles, j.forced = r.running, h.objects, h.cycles, 0
+		// The baseline is high by whatever garbage the heap held: with
+		// more than a quarter of the limit in the heap, a collection now
+		// brings it down to the live heap while the job has grown little
+		// (waiting for the next natural one would count what the job grew
+		// until then as the baseline, and a job that allocates slowly
+		// would run into its time limit first).
+		if h.objects > limit/4 && earlyGC.allow(time.Now()) {
+			forceGC()
+		}
 		return nil
 	}
 	if h.cycles > j.cycles {
@@ -167,16 +181,42 @@ func (r *Runtime) afterLongJob() {
 	}
 }
 
-var forcing atomic.Bool
+// forcing is how many collections were asked for since the goroutine that
+// runs them last started one: 0 when none runs.
+var forcing atomic.Int32
 
-// forceGC starts a collection unless one forced here still runs.
+// earlyGC bounds the collections forced at a job's first look to one a
+// second in the process: jobs that run past memCheckEvery beside a
+// large heap could otherwise force one each.
+var earlyGC = gcLimiter{every: time.Second}
+
+type gcLimiter struct {
+	every time.Duration
+	last  atomic.Int64 // unix nanoseconds of the last one allowed
+}
+
+func (l *gcLimiter) allow(now time.Time) bool {
+	last := l.last.Load()
+	return now.UnixNano()-last >= int64(l.every) && l.last.CompareAndSwap(last, now.UnixNano())
+}
+
+// forceGC starts a collection that begins after this call: at once, or,
+// when a collection forced here still runs, right after it (a collection
+// already under way may have begun before what the caller wants it to
+// see). Requests that come while one waits share it.
 func forceGC() {
-	if forcing.CompareAndSwap(false, true) {
-		go func() {
-			defer forcing.Store(false)
-			runtime.GC()
-		}()
+	if forcing.Add(1) != 1 {
+		return
 	}
+	go func() {
+		for {
+			n := forcing.Load()
+			runtime.GC()
+			if forcing.Add(-n) == 0 {
+				return
+			}
+		}
+	}()
 }
 
 // Keep tells the memory accounting that the host holds v (a hook function,
@@ -464,8 +504,5 @@ func (r *Runtime) tooBig(what string, n int64) *goja.Object {
 	if r.opts.MemoryLimit > 0 && n > 0 {
 		msg = fmt.Sprintf("%s would allocate %s, more than this plugin's memory budget of %s", what, mib(2*n), mib(r.opts.MemoryLimit))
 	}
-	if o, err := r.host.rangeError(nil, r.vm.ToValue(msg)); err == nil {
-		return o
-	}
-	return r.vm.NewTypeError(msg)
+	return r.RangeError(msg)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"strings"
 	"testing"
@@ -136,6 +137,39 @@ func TestJobThatGrowsTheHeapIsStopped(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), `plugin: a job grew the heap past the memory budget and was stopped" plugin=test-plugin`) {
 		t.Errorf("not logged:\n%s", logs)
+	}
+}
+
+// gcSink holds garbage for TestJobAmidGarbageIsMeasuredFromTheLiveHeap.
+var gcSink []byte
+
+// A job that starts while the heap holds much garbage is measured from
+// what was live, not from the garbage: its growth past the limit stops
+// it, however slowly it grows. (Measured from the heap's objects, this job
+// would have to grow by the garbage too before a collection it forced
+// lowered the baseline, and would end on its own first.)
+func TestJobAmidGarbageIsMeasuredFromTheLiveHeap(t *testing.T) {
+	r, _ := newRT(t, plugin+`
+		function grow(n) {
+			const a = [], mib = "x".repeat(1 << 20)
+			for (let i = 0; i < n; i++) {
+				a.push(mib + i)
+				const until = Date.now() + 5
+				while (Date.now() < until) {}
+			}
+			return a.length
+		}`, withMemory(32))
+	// Collections only when the watchdog forces them, so that none lowers
+	// the baseline by chance.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	runtime.GC()
+	gcSink = make([]byte, 96<<20)
+	gcSink = nil
+	earlyGC.last.Store(0) // an earlier test's job may have used this second's
+	v, err := callGlobal(r, context.Background(), "grow", 56)
+	var me *MemoryError
+	if !errors.As(err, &me) {
+		t.Fatalf("grow(56 MiB) with a 32 MiB budget: %v, %v; want a MemoryError", v, err)
 	}
 }
 

@@ -31,6 +31,12 @@
 //  5. A runtime holds at most Options.MaxTimers timers (DefaultMaxTimers);
 //     timers sit in a heap, each firing is one job queued behind the jobs
 //     already waiting, so no number of due timers starves the host's calls.
+//  6. What a runtime has outside JavaScript, where 4 cannot see it, is
+//     bounded by count (hostio.go): MaxFetches requests, MaxFileReads file
+//     reads and MaxFileOps other file operations run at once, at most
+//     MaxWaitingOps of each wait; readFile reads only regular files, of at
+//     most half the memory limit; console lines are cut at
+//     ConsoleLineChars and rate-limited.
 package jsrt
 
 import (
@@ -186,6 +192,16 @@ func (r *Runtime) Log() *slog.Logger { return r.logp.Load() }
 func (r *Runtime) Close() {
 	r.once.Do(func() { close(r.closed) })
 	<-r.exited
+}
+
+// closing reports whether Close was called (or the runtime stopped itself).
+func (r *Runtime) closing() bool {
+	select {
+	case <-r.closed:
+		return true
+	default:
+		return false
+	}
 }
 
 // enqueue hands fn to the loop; false when the runtime is closed.

@@ -46,6 +46,11 @@ type hostState struct {
 	newAbortController goja.Callable
 	rangeError         goja.Constructor // the original: a plugin may replace the global
 	joining            []*goja.Object   // the arrays hostJoin is joining, outermost first
+
+	// Operations that run on goroutines of their own, each kind bounded
+	// (see hostio.go).
+	fetchPool, readPool, filePool *hostPool
+	console                       consoleState
 }
 
 func (r *Runtime) installGlobals() error {
@@ -79,6 +84,9 @@ func (r *Runtime) installGlobals() error {
 		r.host.httpClient = &http.Client{Timeout: t}
 	}
 	r.host.fetches = map[int64]func(){}
+	r.host.fetchPool = &hostPool{what: "fetch", limit: MaxFetches}
+	r.host.readPool = &hostPool{what: "readFile", limit: MaxFileReads}
+	r.host.filePool = &hostPool{what: "fs", limit: MaxFileOps}
 
 	r.host.rangeError, _ = goja.AssertConstructor(vm.Get("RangeError"))
 	host := vm.NewObject()
@@ -171,17 +179,14 @@ func (r *Runtime) Builtin(spec string) (goja.Value, bool) {
 	return v, true
 }
 
-func (r *Runtime) hostLog(level, msg string) {
-	switch level {
-	case "debug":
-		r.Log().Debug(msg, "source", "console")
-	case "warn":
-		r.Log().Warn(msg, "source", "console")
-	case "error":
-		r.Log().Error(msg, "source", "console")
-	default:
-		r.Log().Info(msg, "source", "console")
+// RangeError makes a RangeError with msg, for a host function to throw
+// (panic with it) when a plugin asks for more than it may hold. Loop
+// goroutine only.
+func (r *Runtime) RangeError(msg string) *goja.Object {
+	if o, err := r.host.rangeError(nil, r.vm.ToValue(msg)); err == nil {
+		return o
 	}
+	return r.vm.NewTypeError(msg)
 }
 
 // stopFetches cancels the requests still running when the loop stops.
@@ -191,24 +196,32 @@ func (r *Runtime) stopFetches() {
 	}
 }
 
-// async starts work on its own goroutine and returns a promise that settles
-// with its result on the loop. work must not touch the runtime; convert
-// (on the loop) turns its result into a JavaScript value.
-func (r *Runtime) async(work func() (any, error), convert func(any) goja.Value) *goja.Promise {
+// async starts work on its own goroutine, when pool has room, and returns
+// a promise that settles with its result on the loop; the promise rejects
+// at once when too many operations of pool's kind wait already. work must
+// not touch the runtime; convert (on the loop) turns its result into a
+// JavaScript value.
+func (r *Runtime) async(pool *hostPool, work func() (any, error), convert func(any) goja.Value) *goja.Promise {
 	p, resolve, reject := r.vm.NewPromise()
-	go func() {
-		v, err := work()
-		r.enqueue(func() {
-			if err != nil {
-				reject(r.vm.NewGoError(err))
-			} else if convert != nil {
-				resolve(convert(v))
-			} else {
-				resolve(v)
-			}
-			r.drain()
-		})
-	}()
+	run := func() {
+		go func() {
+			v, err := work()
+			r.enqueue(func() {
+				pool.finished(r.closing())
+				if err != nil {
+					reject(r.vm.NewGoError(err))
+				} else if convert != nil {
+					resolve(convert(v))
+				} else {
+					resolve(v)
+				}
+				r.drain()
+			})
+		}()
+	}
+	if !pool.admit(run) {
+		reject(r.vm.NewGoError(pool.refused()))
+	}
 	return p
 }
 
@@ -227,7 +240,7 @@ func (r *Runtime) hostFetch(rawURL, method string, headers [][]string, body goja
 		max = 10 << 20
 	}
 	client := r.host.httpClient
-	p := r.async(func() (any, error) {
+	p := r.async(r.host.fetchPool, func() (any, error) {
 		req, err := http.NewRequest(method, rawURL, reqBody)
 		if err != nil {
 			return nil, err
@@ -259,7 +272,7 @@ func (r *Runtime) hostFetch(rawURL, method string, headers [][]string, body goja
 		}
 		return map[string]any{
 			"status": resp.StatusCode, "statusText": strings.TrimSpace(strings.TrimPrefix(resp.Status, fmt.Sprint(resp.StatusCode))),
-			"headers": hs, "body": string(data), "url": resp.Request.URL.String(),
+			"headers": hs, "body": bytesString(data), "url": resp.Request.URL.String(),
 			"redirected": resp.Request.URL.String() != rawURL,
 		}, nil
 	}, func(v any) goja.Value { return r.vm.ToValue(v) })
@@ -285,9 +298,10 @@ func (r *Runtime) hostReadFile(path string, encoding goja.Value) *goja.Promise {
 		}
 	}
 	path = r.abs(path)
-	return r.async(func() (any, error) { return os.ReadFile(path) }, func(v any) goja.Value {
+	max := r.maxRead()
+	return r.async(r.host.readPool, func() (any, error) { return readRegular(path, max) }, func(v any) goja.Value {
 		if asText {
-			return r.vm.ToValue(string(v.([]byte)))
+			return r.vm.ToValue(bytesString(v.([]byte)))
 		}
 		return r.vm.ToValue(r.vm.NewArrayBuffer(v.([]byte)))
 	})
@@ -295,12 +309,12 @@ func (r *Runtime) hostReadFile(path string, encoding goja.Value) *goja.Promise {
 
 func (r *Runtime) hostWriteFile(path, data string) *goja.Promise {
 	path = r.abs(path)
-	return r.async(func() (any, error) { return goja.Undefined(), os.WriteFile(path, []byte(data), 0o644) }, nil)
+	return r.async(r.host.filePool, func() (any, error) { return goja.Undefined(), writeString(path, data) }, nil)
 }
 
 func (r *Runtime) hostReaddir(path string) *goja.Promise {
 	path = r.abs(path)
-	return r.async(func() (any, error) {
+	return r.async(r.host.filePool, func() (any, error) {
 		entries, err := os.ReadDir(path)
 		if err != nil {
 			return nil, err
@@ -315,7 +329,7 @@ func (r *Runtime) hostReaddir(path string) *goja.Promise {
 
 func (r *Runtime) hostStat(path string) *goja.Promise {
 	path = r.abs(path)
-	return r.async(func() (any, error) {
+	return r.async(r.host.filePool, func() (any, error) {
 		st, err := os.Lstat(path)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,184 @@
+package jsrt
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// withFS sets the global fs to node:fs/promises.
+func withFS(t *testing.T, r *Runtime) {
+	t.Helper()
+	if err := r.Do(context.Background(), func(vm *goja.Runtime) error {
+		fs, _ := r.Builtin("node:fs/promises")
+		return vm.Set("fs", fs)
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readFile reads whole only regular files, at most half the memory budget:
+// a device that never ends (/dev/zero), a FIFO nobody writes to, and a
+// file larger than that are refused at once, without reading them; what
+// is within reads as before, /proc's files (which say they are empty)
+// included.
+func TestReadFileIsBounded(t *testing.T) {
+	r, _ := newRT(t, `
+		async function read(p, enc) {
+			try { const v = await fs.readFile(p, enc); return typeof v === "string" ? "text " + v.length : "bytes " + v.length; }
+			catch (e) { return "error: " + e.message; }
+		}`, withMemory(64))
+	withFS(t, r)
+	dir := r.opts.Cwd
+	big := filepath.Join(dir, "big")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(40 << 20) // sparse: no disk used
+	f.Close()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "small"), []byte(strings.Repeat("é", 1<<19)), 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, c := range []struct{ path, enc, want string }{
+		{big, "", "error: readFile: " + big + " is larger than 32 MiB, the most one plugin reads at once (half its memory budget)"},
+		{"/dev/zero", "utf8", "error: readFile: /dev/zero is not a regular file but a device"},
+		{fifo, "", "error: readFile: " + fifo + " is not a regular file but a FIFO"},
+		{dir, "", "error: readFile: " + dir + " is not a regular file but a directory"},
+		{"small", "utf8", fmt.Sprintf("text %d", 1<<19)},
+		{"small", "", fmt.Sprintf("bytes %d", 1<<20)},
+	} {
+		v, err := callGlobal(r, ctx, "read", c.path, c.enc)
+		if err != nil || v != c.want {
+			t.Errorf("readFile(%s): %v %v, want %s", c.path, v, err, c.want)
+		}
+	}
+	if v, err := callGlobal(r, ctx, "read", "/proc/self/status", "utf8"); err != nil || !strings.HasPrefix(fmt.Sprint(v), "text ") || v == "text 0" {
+		t.Errorf("/proc/self/status: %v %v", v, err)
+	}
+}
+
+// A plugin's requests run at most MaxFetches at a time: the others wait
+// their turn (no connection, no goroutine), and all complete; past
+// MaxWaitingOps waiting, fetch rejects at once. The same bound holds for
+// file operations.
+func TestHostOperationsAreBounded(t *testing.T) {
+	var mu sync.Mutex
+	running, most := 0, 0
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		mu.Unlock()
+		select {
+		case <-release:
+		case <-req.Context().Done():
+		}
+		mu.Lock()
+		running--
+		mu.Unlock()
+		fmt.Fprint(w, "ok")
+	}))
+	defer srv.Close()
+	var once sync.Once
+	defer once.Do(func() { close(release) }) // before srv.Close, should the test fail first
+	r, _ := newRT(t, `
+		var done = 0, failed = [];
+		function start(url, n) {
+			for (let i = 0; i < n; i++) fetch(url).then((res) => res.text()).then(() => { done++; }, (e) => { failed.push(e.message); });
+		}
+		function count() { return { done, failed: failed.length, first: failed[0] || "" }; }`)
+	ctx := context.Background()
+	n := MaxFetches + MaxWaitingOps + 5
+	if _, err := callGlobal(r, ctx, "start", srv.URL, n); err != nil {
+		t.Fatal(err)
+	}
+	// The refusals are settled in the job that asked: see them first.
+	v, err := callGlobal(r, ctx, "count")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "fetch failed: fetch: this plugin already runs 8 and has 10000 more waiting, the most one plugin may have; wait for some to finish"
+	if c := v.(map[string]any); c["failed"] != float64(5) || c["first"] != want {
+		t.Errorf("refused: %v, want 5 × %q", c, want)
+	}
+	// Wait for the first requests to arrive, and a little more for any
+	// that should not.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		m := most
+		mu.Unlock()
+		if m >= MaxFetches || time.Now().After(deadline) {
+			break
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	mu.Lock()
+	if most != MaxFetches {
+		t.Errorf("%d requests ran at once, want %d", most, MaxFetches)
+	}
+	mu.Unlock()
+	// Let every request go, and see them all complete.
+	once.Do(func() { close(release) })
+	var c map[string]any
+	for deadline := time.Now().Add(120 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		v, _ := callGlobal(r, ctx, "count")
+		if c = v.(map[string]any); c["done"] == float64(n-5) {
+			break
+		}
+	}
+	if c["done"] != float64(n-5) {
+		t.Errorf("%v of %d requests done", c, n-5)
+	}
+	mu.Lock()
+	if most != MaxFetches {
+		t.Errorf("%d requests ran at once, want %d", most, MaxFetches)
+	}
+	mu.Unlock()
+}
+
+// Console output reaches the log bounded: a line is cut at
+// ConsoleLineChars, and past ConsoleBurst lines at once the rest are
+// dropped and counted, in a warning with the plugin's id.
+func TestConsoleOutputIsBounded(t *testing.T) {
+	r, logs := newRT(t, `
+		function long() { console.log("é".repeat(1e6)); }
+		function flood(n) { for (let i = 0; i < n; i++) console.info("line " + i); }`)
+	ctx := context.Background()
+	if _, err := callGlobal(r, ctx, "long"); err != nil {
+		t.Fatal(err)
+	}
+	out := logs.String()
+	if len(out) > 4*ConsoleLineChars || !strings.Contains(out, fmt.Sprintf("… (%d more characters not logged)", int(1e6)-ConsoleLineChars)) {
+		t.Errorf("a line of a million characters logged as %d bytes: %.200s…", len(out), out)
+	}
+	start := time.Now()
+	if _, err := callGlobal(r, ctx, "flood", 3*ConsoleBurst); err != nil {
+		t.Fatal(err)
+	}
+	// The burst, and what the rate adds while the flood runs.
+	most := ConsoleBurst + int(time.Since(start).Seconds()*ConsoleLinesPerSecond) + 1
+	out = logs.String()
+	lines := strings.Count(out, "source=console")
+	if lines > most || !strings.Contains(out, `msg="line 0"`) || strings.Contains(out, fmt.Sprintf(`msg="line %d"`, 3*ConsoleBurst-1)) {
+		t.Errorf("%d console lines logged out of %d, want at most %d", lines, 3*ConsoleBurst+1, most)
+	}
+	if !strings.Contains(out, `msg="plugin: console output dropped: more lines than the log takes from one plugin" plugin=test-plugin dropped=1 `) {
+		t.Errorf("the drops are not reported:\n%.2000s", out[len(out)-2000:])
+	}
+}

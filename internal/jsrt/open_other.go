@@ -1,0 +1,5 @@
+//go:build !unix
+
+package jsrt
+
+const openNonBlock = 0
