@@ -182,7 +182,7 @@ export default { id: "reader", server: () => ({
 		t.Fatalf("create session: %d\n%s", code, srv.logs)
 	}
 	for pattern, want := range map[string]string{
-		"zero": "refused: readFile: /dev/zero is not a regular file",
+		"zero": "refused: readFile: /dev/zero: not a regular file",
 		"huge": "refused: readFile: " + filepath.Join(dir, "huge.bin") + " is larger than",
 	} {
 		out, err := srv.turn(sess.ID, fmt.Sprintf(`/tool glob {"pattern": %q}`, pattern))

@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"github.com/evanw/esbuild/pkg/api"
+
+	"github.com/podcode/podcode/internal/trust"
 )
 
 // bundleFormat changes whenever the way bundles are built changes, so that
@@ -37,6 +39,116 @@ type input struct {
 	Hash string `json:"hash"`
 }
 
+// maxSourceFile is the largest file a bundle takes in: the largest files
+// of popular npm packages are a few MiB.
+const maxSourceFile = 32 << 20
+
+// resolverFiles are the files esbuild's resolver reads, on its own, in the
+// directories it resolves from and their parents.
+var resolverFiles = []string{"package.json", "tsconfig.json", "jsconfig.json", ".pnp.data.json", ".pnp.cjs", ".pnp.js"}
+
+// bounded is the esbuild plugin through which a bundle reads what it
+// takes in. esbuild on its own reads whatever an import names, whole, and
+// a plugin's import of a link to /dev/zero, of a FIFO or of a file of
+// gigabytes would grow the server without end or hang its start-up (and
+// bundling happens before the user trusted the code, to fingerprint it).
+// So every file loaded is read here: a regular file of at most
+// maxSourceFile bytes. The resolver's own reads cannot be routed here;
+// before each resolution, the files it may read (resolverFiles in the
+// importer's and the target's directories and their parents, and the
+// package.json of a package imported by name) are checked to be regular
+// files of at most that size. Not covered: files a tsconfig.json's
+// "extends" names.
+func (b *Bundler) bounded() api.Plugin {
+	return api.Plugin{Name: "podcode", Setup: func(build api.PluginBuild) {
+		build.OnResolve(api.OnResolveOptions{Filter: ".*"}, func(args api.OnResolveArgs) (api.OnResolveResult, error) {
+			return api.OnResolveResult{}, b.checkResolve(args)
+		})
+		build.OnLoad(api.OnLoadOptions{Filter: ".*", Namespace: "file"}, func(args api.OnLoadArgs) (api.OnLoadResult, error) {
+			data, err := trust.ReadFile(args.Path, maxSourceFile)
+			if err != nil {
+				return api.OnLoadResult{}, err
+			}
+			text := string(data)
+			return api.OnLoadResult{Contents: &text, Loader: api.LoaderDefault}, nil
+		})
+	}}
+}
+
+// checkResolve checks the files esbuild's resolver may read to resolve
+// args (see bounded).
+func (b *Bundler) checkResolve(args api.OnResolveArgs) error {
+	var dirs []string
+	if args.ResolveDir != "" {
+		dirs = append(dirs, args.ResolveDir)
+	}
+	spec := args.Path
+	switch {
+	case filepath.IsAbs(spec) || strings.HasPrefix(spec, "."):
+		target := spec
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(args.ResolveDir, target)
+		}
+		dirs = append(dirs, target, filepath.Dir(target)) // the target may be a folder, with a package.json
+	case args.ResolveDir != "" && !isBuiltin(spec):
+		name := packageName(spec)
+		for d := args.ResolveDir; ; d = filepath.Dir(d) {
+			if err := b.checkFile(filepath.Join(d, "node_modules", name, "package.json")); err != nil {
+				return err
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	for _, start := range dirs {
+		for d := start; ; d = filepath.Dir(d) {
+			for _, f := range resolverFiles {
+				if err := b.checkFile(filepath.Join(d, f)); err != nil {
+					return err
+				}
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// packageName is the npm package a bare specifier names: "zod" for
+// "zod/v4", "@scope/pkg" for "@scope/pkg/sub".
+func packageName(spec string) string {
+	parts := strings.SplitN(spec, "/", 3)
+	if strings.HasPrefix(spec, "@") && len(parts) > 1 {
+		return parts[0] + "/" + parts[1]
+	}
+	return parts[0]
+}
+
+// checkFile is nil when path does not exist or is a regular file of at
+// most maxSourceFile bytes (following links), once per Bundler.
+func (b *Bundler) checkFile(path string) error {
+	b.mu.Lock()
+	err, seen := b.checked[path]
+	b.mu.Unlock()
+	if seen {
+		return err
+	}
+	if fi, serr := os.Stat(path); serr == nil {
+		switch {
+		case !fi.Mode().IsRegular():
+			err = fmt.Errorf("%s: %w", path, trust.ErrNotRegular)
+		case fi.Size() > maxSourceFile:
+			err = fmt.Errorf("%s: %w (more than %d bytes)", path, trust.ErrTooLarge, maxSourceFile)
+		}
+	}
+	b.mu.Lock()
+	b.checked[path] = err
+	b.mu.Unlock()
+	return err
+}
+
 // Bundler builds bundles with esbuild and keeps them in a cache keyed by the
 // content hash of every input file: a bundle is reused only when no input
 // changed. It is safe for concurrent use.
@@ -45,6 +157,7 @@ type Bundler struct {
 
 	mu      sync.Mutex
 	files   map[string]string       // path → content hash, once per Bundler (one boot)
+	checked map[string]error        // path → what checkFile found, once per Bundler
 	bundles map[string]*bundleEntry // key → bundle, once per Bundler: plugins share package bundles
 }
 
@@ -57,7 +170,7 @@ type bundleEntry struct {
 // NewBundler returns a Bundler that caches in dir ("" disables the disk
 // cache).
 func NewBundler(dir string) *Bundler {
-	return &Bundler{dir: dir, files: map[string]string{}, bundles: map[string]*bundleEntry{}}
+	return &Bundler{dir: dir, files: map[string]string{}, checked: map[string]error{}, bundles: map[string]*bundleEntry{}}
 }
 
 // DefaultCacheDir is the user's cache folder for Podcode's bundles.
@@ -139,6 +252,7 @@ func (b *Bundler) buildOnce(key string, opts api.BuildOptions) (*bundle, error) 
 	opts.Conditions = []string{"import", "require", "default"}
 	opts.LogLevel = api.LogLevelSilent
 	opts.Outfile = "bundle.js"
+	opts.Plugins = append(opts.Plugins, b.bounded())
 	res := api.Build(opts)
 	if len(res.Errors) > 0 {
 		return nil, buildError(res.Errors)
@@ -210,7 +324,7 @@ func (b *Bundler) hash(path string) (string, error) {
 	if ok {
 		return h, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := trust.ReadFile(path, maxSourceFile)
 	if err != nil {
 		return "", err
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -367,4 +368,63 @@ func TestDisabledPluginsAreNotLoaded(t *testing.T) {
 	if _, ok := a.Tools.Get("counter_state"); ok {
 		t.Error("a disabled plugin's tool is registered")
 	}
+}
+
+// A plugin that imports what never ends (a link to /dev/zero), what never
+// answers (a FIFO) or a file far larger than any source fails to load,
+// with the file and why; start-up neither hangs nor grows without bound,
+// and the other plugins load.
+func TestBundleReadsOnlyBoundedRegularFiles(t *testing.T) {
+	importer := func(id, target string) string {
+		return `import x from "./lib/` + target + `"
+export default { id: "` + id + `", server: () => ({}), x }`
+	}
+	p := apptest.Project{
+		Files: map[string]string{
+			"zero.js": importer("zero", "zero.js"), "fifo.js": importer("fifo", "fifo.js"),
+			"huge.js": importer("huge", "huge.js"), "lib/ok.js": "export default 1",
+			"fine.js": importer("fine", "ok.js"),
+			// What esbuild's resolver reads on its own: a tsconfig.json,
+			// a package.json, and the package.json of a package by name.
+			"ts/p.ts":  `export default { id: "ts", server: () => ({}) }`,
+			"pkg/p.js": `export default { id: "pkg", server: () => ({}) }`,
+			"bare/p.js": `import evil from "evil/sub"
+export default { id: "bare", server: () => ({}), evil }`,
+			"bare/node_modules/evil/sub.js": "export default 1",
+		},
+		Plugins:     []string{"./zero.js", "./fifo.js", "./huge.js", "./fine.js", "./ts/p.ts", "./pkg/p.js", "./bare/p.js"},
+		BootTimeout: time.Minute,
+	}
+	dir := apptest.Dir(t, p)
+	lib := filepath.Join(dir, "lib")
+	if err := os.Symlink("/dev/zero", filepath.Join(lib, "zero.js")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(lib, "fifo.js"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(lib, "huge.js"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(lib, "huge.js"), 1<<30); err != nil {
+		t.Fatal(err)
+	}
+	for _, link := range []string{"ts/tsconfig.json", "bare/node_modules/evil/package.json"} {
+		if err := os.Symlink("/dev/zero", filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pkg", "package.json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, logs := apptest.BootDir(t, dir, p)
+	if got := ids(a.Plugins.Plugins); got != "fine" {
+		t.Errorf("loaded %q, want only fine", got)
+	}
+	logs.Require(t, "WARN plugin: cannot load", "plugin=./zero.js", "zero.js:1:", "/dev/zero: not a regular file but a device")
+	logs.Require(t, "WARN plugin: cannot load", "plugin=./fifo.js", "fifo.js:1:", "lib/fifo.js: not a regular file but a FIFO")
+	logs.Require(t, "WARN plugin: cannot load", "plugin=./huge.js", "huge.js:1:", "lib/huge.js: too large to read")
+	logs.Require(t, "WARN plugin: cannot load", "plugin=./ts/p.ts", "ts/tsconfig.json: not a regular file")
+	logs.Require(t, "WARN plugin: cannot load", "plugin=./pkg/p.js", "pkg/package.json: not a regular file")
+	logs.Require(t, "WARN plugin: cannot load", "plugin=./bare/p.js", "p.js:1:", "evil/package.json: not a regular file")
 }

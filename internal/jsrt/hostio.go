@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/dop251/goja"
+
+	"github.com/podcode/podcode/internal/trust"
 )
 
 // What a runtime may hold outside JavaScript, where neither the watchdog nor
@@ -101,27 +103,20 @@ func (r *Runtime) maxRead() int64 {
 }
 
 // readRegular reads the regular file at path whole, if it has at most max
-// bytes. It opens without blocking (a FIFO would wait for a writer for
-// ever) and refuses what is not a regular file (a device such as
-// /dev/zero never ends); it reads at most max+1 bytes whatever the size
-// said (a file may grow, and /proc's files say 0).
+// bytes. It opens as trust.OpenRegular does: without blocking (a FIFO
+// would wait for a writer for ever), and only a regular file (a device
+// such as /dev/zero never ends); it reads at most max+1 bytes whatever the
+// size said (a file may grow, and /proc's files say 0).
 func readRegular(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
+	f, err := trust.OpenRegular(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("readFile: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("readFile: %s is not a regular file but %s", path, fileKind(st.Mode()))
-	}
 	tooBig := func() error {
 		return fmt.Errorf("readFile: %s is larger than %s, the most one plugin reads at once (half its memory budget)", path, mib(max))
 	}
-	if st.Size() > max {
+	if st, err := f.Stat(); err == nil && st.Size() > max {
 		return nil, tooBig()
 	}
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
@@ -132,21 +127,6 @@ func readRegular(path string, max int64) ([]byte, error) {
 		return nil, tooBig()
 	}
 	return data, nil
-}
-
-// fileKind names what a file that is not a regular one is.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 // bytesString is b as a string without a copy; b must not change after.

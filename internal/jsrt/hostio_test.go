@@ -56,9 +56,9 @@ func TestReadFileIsBounded(t *testing.T) {
 	defer cancel()
 	for _, c := range []struct{ path, enc, want string }{
 		{big, "", "error: readFile: " + big + " is larger than 32 MiB, the most one plugin reads at once (half its memory budget)"},
-		{"/dev/zero", "utf8", "error: readFile: /dev/zero is not a regular file but a device"},
-		{fifo, "", "error: readFile: " + fifo + " is not a regular file but a FIFO"},
-		{dir, "", "error: readFile: " + dir + " is not a regular file but a directory"},
+		{"/dev/zero", "utf8", "error: readFile: /dev/zero: not a regular file but a device"},
+		{fifo, "", "error: readFile: " + fifo + ": not a regular file but a FIFO"},
+		{dir, "", "error: readFile: " + dir + ": not a regular file but a folder"},
 		{"small", "utf8", fmt.Sprintf("text %d", 1<<19)},
 		{"small", "", fmt.Sprintf("bytes %d", 1<<20)},
 	} {

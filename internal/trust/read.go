@@ -48,9 +48,25 @@ func ReadFile(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
+	// Sized as the file says, when it says (a file in /proc says 0), so
+	// that reading does not copy as it grows; never more than max+1 read.
+	size := int64(512)
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		size = min(fi.Size(), max) + 1
+	}
+	data := make([]byte, 0, size)
+	for int64(len(data)) <= max {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := f.Read(data[len(data):min(int64(cap(data)), max+1)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if int64(len(data)) > max {
 		return nil, fmt.Errorf("%s: %w (more than %d bytes)", path, ErrTooLarge, max)

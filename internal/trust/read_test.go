@@ -62,4 +62,14 @@ func TestReadFile(t *testing.T) {
 	if _, err := ReadFile(filepath.Join(root, "missing"), 1); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing: %v", err)
 	}
+	// A file that says it is empty (as /proc's do) is read whole all the
+	// same, and still no more than the cap.
+	if data, err := ReadFile("/proc/self/status", 1<<20); err == nil {
+		if !strings.Contains(string(data), "Name:") {
+			t.Errorf("/proc/self/status read as %q", data)
+		}
+		if _, err := ReadFile("/proc/self/status", 8); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("/proc/self/status past a cap of 8 bytes: %v", err)
+		}
+	}
 }

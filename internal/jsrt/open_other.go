@@ -1,5 +1,0 @@
-//go:build !unix
-
-package jsrt
-
-const openNonBlock = 0
