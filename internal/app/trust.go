@@ -28,6 +28,14 @@ import (
 // .claude hook never trusted is skipped, and shown: the user never relied
 // on it. With disable_project_plugins nothing of the project is
 // registered.
+//
+// What a changed guard denies is not only read from the changed files,
+// whose change may be to the declaration (failClosed dropped, another
+// matcher, made async, the entry, file or folder removed): the trust
+// store records the guards of what the user trusted, and each recorded
+// guard that the item, changed or missing, no longer declares as it was
+// is registered from the record (registerRecordedGuards), last of the
+// project's handlers, and denies what it matched until `podcode trust`.
 
 // readsWatches makes (once per directory, in have) the watches of the
 // directories dirs, read by commands of the item owner.
@@ -80,15 +88,77 @@ func (a *App) manifestTrust(m *manifest.Manifest) manifest.Verdict {
 }
 
 // registerClaudeHooks registers the project's .claude/settings.json hooks
-// once the trust gate allows them (see above for what a changed guard
-// does). A settings file that does not parse is a warning: the server
-// carries on without them.
+// (registerClaudeSettings), then the guards recorded as trusted that the
+// project's manifests and .claude hooks no longer declare
+// (registerRecordedGuards). Boot calls it after the manifests.
+func registerClaudeHooks(a *App) {
+	registerClaudeSettings(a)
+	registerRecordedGuards(a)
+}
+
+// registerRecordedGuards registers, for each guard the trust store
+// recorded as trusted that its item (changed, unreadable or missing) no
+// longer declares as it was, a handler built from the record: it denies
+// what the recorded matcher matches, with a message that names the guard,
+// says the project changed it since it was trusted and to run `podcode
+// trust`, until the item is trusted again (trust.Recorded). As with the
+// guards the files declare, only the user's podcode.json switches one off
+// (disabled_plugins, hooks "<id>/<Event>": false); the project's does not.
+func registerRecordedGuards(a *App) {
+	recorded := a.Trust.Recorded()
+	if len(recorded) == 0 {
+		return
+	}
+	log := a.Trust.Log
+	if log == nil {
+		log = a.Log
+	}
+	userOff, userOverrides := a.Config.DisabledFor(false), a.Config.HookOverridesFor(false)
+	for _, r := range recorded {
+		for _, g := range r.Guards {
+			id, event := g.Plugin, g.Event
+			var register func() (bool, error)
+			switch r.Kind {
+			case trust.KindManifest:
+				register = func() (bool, error) { return manifest.RegisterRecordedGuard(a.Hooks, g, r.Denies(g)) }
+			case trust.KindClaude:
+				id = ClaudeHooksID
+				if ev, ok := claudehooks.PodcodeEvent(g.Event); ok {
+					event = string(ev)
+				}
+				register = func() (bool, error) { return claudehooks.RegisterRecordedGuard(a.Hooks, g, a.Cwd, r.Denies(g)) }
+			default:
+				log.Warn("trust: a guard recorded for an item that has none; ignored", "kind", r.Kind, "name", r.Name, "guard", g.Source)
+				continue
+			}
+			if on, ok := userOverrides[id+"/"+event]; slices.Contains(userOff, id) || ok && !on {
+				a.Log.Info("trust: a guard recorded as trusted is switched off by the user's config", "kind", r.Kind, "name", r.Name, "guard", g.Source)
+				continue
+			}
+			ok, err := register()
+			if err != nil {
+				log.Warn("trust: a guard recorded as trusted", "kind", r.Kind, "name", r.Name, "guard", g.Source, "error", err.Error())
+			}
+			if !ok {
+				continue
+			}
+			r.Denying(g)
+			log.Warn("trust: a guard you trusted was changed by the project; as trusted, it denies what it matched until `podcode trust`",
+				"kind", r.Kind, "name", r.Name, "guard", g.Source, "handles", g.Describe(), "missing", r.Missing)
+		}
+	}
+}
+
+// registerClaudeSettings registers the project's .claude/settings.json
+// hooks once the trust gate allows them (see above for what a changed
+// guard does). A settings file that does not parse is a warning: the
+// server carries on without them.
 //
 // The project's podcode.json switches off its hooks (disabled_plugins
 // "claude", hooks "claude/<Event>": false), but not its guards: a pulled
 // line of config must not stop a guard the user trusted, any more than an
 // edit of the hook does. Only the user's file switches a guard off.
-func registerClaudeHooks(a *App) {
+func registerClaudeSettings(a *App) {
 	if slices.Contains(a.Config.DisabledFor(false), ClaudeHooksID) {
 		a.Log.Info("claude hooks: disabled by the config; not loaded")
 		return
@@ -125,6 +195,10 @@ func registerClaudeHooks(a *App) {
 		// not trusted either, and must not stop the guards denying.
 		s.DisableAllHooks = false
 	}
+	// Guards as trusted that the file no longer declares so (with a
+	// disableAllHooks added, all of them) deny from the record
+	// (registerRecordedGuards), not twice.
+	lost := main.Lost()
 	kept := s.Hooks[:0]
 	for _, h := range s.Hooks {
 		ev, _ := claudehooks.PodcodeEvent(h.Event)
@@ -144,7 +218,7 @@ func registerClaudeHooks(a *App) {
 			a.Log.Info("claude hooks: disabled by the config", "event", h.Event, "command", h.Command)
 			continue
 		}
-		if guardsOnly && !h.Guard() {
+		if guardsOnly && (!h.Guard() || slices.Contains(lost, h.TrustGuard())) {
 			continue
 		}
 		kept = append(kept, h)

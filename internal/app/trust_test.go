@@ -15,20 +15,26 @@ import (
 )
 
 // trustNow does what `podcode trust --yes` does: it surveys the project
-// without running any of it and records every item it was asked about in
-// the user's store.
+// without running any of it, records every item it was asked about in
+// the user's store, and forgets the items trusted with guards that are
+// gone.
 func trustNow(t *testing.T, dir string, p apptest.Project) {
 	t.Helper()
 	p.Untrusted = true
 	survey, _ := apptest.BootDir(t, dir, p)
 	var items []trust.Item
+	var forget []string
 	for _, it := range survey.Trust.Asked() {
+		if it.Missing {
+			forget = append(forget, it.Key())
+			continue
+		}
 		items = append(items, it.Item)
 	}
-	if len(items) == 0 {
+	if len(items)+len(forget) == 0 {
 		t.Fatal("the survey found no project code")
 	}
-	if err := survey.Trust.Store.Record(dir, items); err != nil {
+	if err := survey.Trust.Store.Update(dir, items, forget); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -42,7 +42,10 @@
 //     Options.Check may stop it (Podcode checks that it is still what the
 //     user trusted); a guard (Hook.Guard: PreToolUse, not async) stopped
 //     there denies the call it matches instead, so that a changed guard
-//     does not silently stop guarding.
+//     does not silently stop guarding. A guard the user trusted (as the
+//     trust store recorded it: Settings.Guards) that the settings no
+//     longer declare as it was, or that went with its file, is registered
+//     from the record instead (RegisterRecordedGuard).
 //
 // docs/claude-hooks.md has the full mapping and what is not supported.
 package claudehooks

@@ -561,7 +561,31 @@ func (s *Settings) TrustItem(projectDir string) (trust.Item, error) {
 	for i := range s.Hooks {
 		s.Hooks[i].hash(&h, projectDir)
 	}
-	return h.Item(trust.KindClaude, SettingsFile)
+	it, err := h.Item(trust.KindClaude, SettingsFile)
+	it.Declared = s.Guards()
+	return it, err
+}
+
+// Guards are the settings' guards as trust records them: each hook that
+// is a guard (Hook.Guard); none when disableAllHooks is true, since then
+// none of them runs.
+func (s *Settings) Guards() []trust.Guard {
+	if s.DisableAllHooks {
+		return nil
+	}
+	var out []trust.Guard
+	for i := range s.Hooks {
+		if h := &s.Hooks[i]; h.Guard() {
+			out = append(out, h.TrustGuard())
+		}
+	}
+	return out
+}
+
+// TrustGuard is the hook as trust records a guard: its event, matcher,
+// `if` rule and source.
+func (h *Hook) TrustGuard() trust.Guard {
+	return trust.Guard{Event: h.Event, Matcher: h.Matcher, If: h.If, Source: h.Source()}
 }
 
 // Reads lists the directories in which the hook's command reads files

@@ -26,10 +26,13 @@ plugins and the programs they run, .claude/settings.json hooks and their
 scripts, with what those source, include or run in turn, or the whole
 directory a command runs in where that cannot be known, and the settings of its podcode.json that run code or use your
 credentials: a replay, request options, models, cron jobs, webhooks), with
-whether it is trusted. Confirmed (or with --yes), it records
-their fingerprints in the user's config folder: they run from then on, until
-their content changes. Nothing of it that is not trusted runs while it is listed
-(what was trusted before loads, as with any command).`,
+whether it is trusted. A guard you trusted that the project has since removed
+or weakened (no longer fail-closed, another matcher, made async, its entry,
+file or folder gone) is marked with a "!": trusting gives it up. Confirmed (or
+with --yes), it records their fingerprints and guards in the user's config
+folder: they run from then on, until their content changes. Nothing of it that
+is not trusted runs while it is listed (what was trusted before loads, as with
+any command).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Nothing untrusted runs while the project is surveyed.
@@ -44,9 +47,15 @@ their content changes. Nothing of it that is not trusted runs while it is listed
 					return nil
 				}
 				var todo []trust.Item
+				var forget []string
+				lost := 0
 				fmt.Fprintf(out, "Code in %s:\n", a.Cwd)
 				for _, it := range asked {
-					fmt.Fprintf(out, "\n  %s %s (%s)\n", it.Kind, printable(it.Name), it.State)
+					state := string(it.State)
+					if it.Missing {
+						state = "removed since it was trusted, or no longer loads"
+					}
+					fmt.Fprintf(out, "\n  %s %s (%s)\n", it.Kind, printable(it.Name), state)
 					for _, r := range it.Runs {
 						fmt.Fprintf(out, "      %s\n", printable(r))
 						if it.Kind == trust.KindConfig {
@@ -58,19 +67,37 @@ their content changes. Nothing of it that is not trusted runs while it is listed
 							}
 						}
 					}
-					if it.State != trust.Trusted {
+					printLostGuards(out, it)
+					lost += len(it.Lost)
+					switch {
+					case it.Missing:
+						forget = append(forget, it.Key())
+					case it.State != trust.Trusted:
 						todo = append(todo, it.Item)
 					}
 				}
-				if len(todo) == 0 {
+				if len(todo) == 0 && len(forget) == 0 {
 					fmt.Fprintln(out, "\nAll of it is trusted.")
 					return nil
 				}
-				if !yes && !confirm(cmd.InOrStdin(), out, fmt.Sprintf("\nTrust these %d and let them run? [y/N] ", len(todo))) {
+				question := fmt.Sprintf("Trust these %d and let them run", len(todo))
+				if len(todo) == 0 {
+					question = "Accept these removals"
+				}
+				if lost > 0 {
+					question += fmt.Sprintf(", giving up %s marked ! above", plural(lost, "guard"))
+				}
+				if !yes && !confirm(cmd.InOrStdin(), out, "\n"+question+"? [y/N] ") {
 					return fmt.Errorf("not trusted; nothing recorded")
 				}
-				if err := a.Trust.Store.Record(a.Cwd, todo); err != nil {
+				if err := a.Trust.Store.Update(a.Cwd, todo, forget); err != nil {
 					return err
+				}
+				if lost > 0 {
+					fmt.Fprintf(out, "Gave up %s you had trusted.\n", plural(lost, "guard"))
+				}
+				if len(todo) == 0 {
+					return nil
 				}
 				fmt.Fprintf(out, "Trusted %d; they run from the next start until their content changes.\n", len(todo))
 				return nil
@@ -80,6 +107,42 @@ their content changes. Nothing of it that is not trusted runs while it is listed
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "trust without asking")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what would run as JSON and record nothing")
 	return cmd
+}
+
+// printLostGuards writes, under an item `podcode trust` lists, each guard
+// the user trusted that trusting the item as it is now gives up (removed,
+// or weakened: no longer fail-closed, another matcher, made async, its
+// entry, file or folder gone), and what the item declares now.
+func printLostGuards(w io.Writer, it trust.Asked) {
+	if len(it.Lost) == 0 {
+		return
+	}
+	why := "this content no longer declares it as you trusted it"
+	if it.Missing {
+		why = "the project no longer has it"
+	}
+	for _, g := range it.Lost {
+		fmt.Fprintf(w, "      ! trusting this gives up the guard %s (%s): %s\n", printable(g.Source), printable(g.Describe()), why)
+	}
+	if it.Missing {
+		return
+	}
+	now := "none"
+	if len(it.Declared) > 0 {
+		var ds []string
+		for _, g := range it.Declared {
+			ds = append(ds, g.Source+" ("+g.Describe()+")")
+		}
+		now = strings.Join(ds, "; ")
+	}
+	fmt.Fprintf(w, "      guards it declares now: %s\n", printable(now))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // printSkipped writes, for a person, the project code that does not run

@@ -225,3 +225,84 @@ func TestServeShowsSkippedCode(t *testing.T) {
 		t.Errorf("podcode serve does not show the untrusted plugin before it serves:\n%s", text)
 	}
 }
+
+// A guard the user trusted that the project then removed or weakened is
+// not lost silently: `podcode run` is denied by it as trusted, and says
+// so; `podcode trust` names each guard that trusting gives up (here a
+// manifest guard whose failClosed was dropped along with what it runs, and
+// a .claude hook whose
+// settings file was deleted) before it asks. Trusting gives them up: the
+// call runs, and the removed file is forgotten.
+//
+// covers the promises "a guard the project changed denies as trusted" and
+// "`podcode trust` names each guard that trusting gives up" (docs/security.md)
+func TestTrustShowsTheGuardsItGivesUp(t *testing.T) {
+	dir := project(t, map[string]string{
+		".podcode/plugins/guard/podcode-plugin.json": `{"id": "rm-guard", "contributes": {"hooks": [
+			{"event": "PreToolUse", "matcher": "bash", "failClosed": true, "handler": {"command": "sh ./deny.sh"}}]}}`,
+		".podcode/plugins/guard/deny.sh": "grep -q 'rm -rf' && { echo 'no rm -rf here' >&2; exit 2; }; exit 0\n",
+		".claude/settings.json":          `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sh .claude/hooks/check.sh"}]}]}}`,
+		".claude/hooks/check.sh":         "exit 0\n",
+	})
+	if _, err := run(t, "trust", "--yes"); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, ".podcode/plugins/guard/podcode-plugin.json"), []byte(`{"id": "rm-guard", "contributes": {"hooks": [
+			{"event": "PreToolUse", "matcher": "bash", "handler": {"command": "cat >/dev/null"}}]}}`), 0o644)
+	os.Remove(filepath.Join(dir, ".claude/settings.json"))
+
+	out, err := run(t, "run", `/tool bash {"command": "rm -rf x"}`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"manifest .podcode/plugins/guard (changed since it was trusted): its fail-closed guards deny",
+		"it no longer declares rm-guard (sh ./deny.sh) as you trusted it",
+		"claude-hooks .claude/settings.json (changed since it was trusted): removed from the project since it was trusted",
+		"rm-guard (sh ./deny.sh) is a guard you trusted, and the project changed it since",
+		"claude: sh .claude/hooks/check.sh (.claude/settings.json) is a guard you trusted",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("podcode run does not say %q:\n%s", want, out)
+		}
+	}
+
+	out, err = run(t, "trust")
+	if err == nil {
+		t.Fatal("trust without a yes on stdin recorded it")
+	}
+	for _, want := range []string{
+		"! trusting this gives up the guard rm-guard (sh ./deny.sh) (PreToolUse on bash): this content no longer declares it as you trusted it",
+		"guards it declares now: none",
+		"claude-hooks .claude/settings.json (removed since it was trusted, or no longer loads)",
+		"! trusting this gives up the guard claude: sh .claude/hooks/check.sh (.claude/settings.json) (PreToolUse on Bash): the project no longer has it",
+		"Trust these 1 and let them run, giving up 2 guards marked ! above? [y/N]",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("podcode trust does not say %q:\n%s", want, out)
+		}
+	}
+	if i, j := strings.Index(out, "! trusting this gives up"), strings.Index(out, "[y/N]"); i < 0 || i > j {
+		t.Errorf("the guards given up are not shown before the question:\n%s", out)
+	}
+
+	if out, err := run(t, "trust", "--yes"); err != nil || !strings.Contains(out, "Gave up 2 guards you had trusted.") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	out, err = run(t, "run", `/tool bash {"command": "rm -rf x"}`)
+	if err != nil || strings.Contains(out, "denied") || strings.Contains(out, "Project code that does not run") {
+		t.Errorf("after trusting, the guards given up still deny: %v\n%s", err, out)
+	}
+	st, err := trust.Open(filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "podcode"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key := range st.Projects[dir] {
+		if strings.HasPrefix(key, trust.KindClaude) {
+			t.Errorf("the removed settings file is still recorded: %s", key)
+		}
+	}
+	if out, _ := run(t, "trust"); !strings.Contains(out, "All of it is trusted.") {
+		t.Errorf("trust afterwards:\n%s", out)
+	}
+}

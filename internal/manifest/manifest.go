@@ -27,7 +27,11 @@
 //     the entry says so; limited by its matcher to the tool names it
 //     matches, the whole name), checked again before every call
 //     (Verdict.Check). A manifest trust refuses registers its fail-closed
-//     entries only, which deny what they match until it is trusted.
+//     entries only, which deny what they match until it is trusted. The
+//     guards the user trusted (Guards, as the trust store recorded them)
+//     that a changed manifest no longer declares as they were, or that
+//     went with it, are registered from the record instead
+//     (RegisterRecordedGuard).
 //  4. Activated: a process handler starts at start-up when the manifest has
 //     onStart, otherwise the first time one of its events is dispatched
 //     (onHook:<Event>, the default). It is restarted with backoff when it
@@ -299,7 +303,33 @@ func (m *Manifest) TrustItem(project string) (trust.Item, error) {
 	for i := range m.Contributes.Hooks {
 		m.hashEntry(&h, i, project, root)
 	}
-	return h.Item(trust.KindManifest, trust.Shown(m.Dir, project))
+	it, err := h.Item(trust.KindManifest, trust.Shown(m.Dir, project))
+	it.Declared = m.Guards()
+	return it, err
+}
+
+// Guards are the manifest's guards as trust records them: its fail-closed
+// entries that the manifest does not switch off (the user's config may
+// still switch one off; the project's may not).
+func (m *Manifest) Guards() []trust.Guard {
+	var out []trust.Guard
+	for i := range m.Contributes.Hooks {
+		e := &m.Contributes.Hooks[i]
+		if e.FailClosed && e.enabled(nil, m.ID) {
+			out = append(out, trust.Guard{Event: e.Event, Matcher: e.Matcher, Source: m.source(e), Plugin: m.ID})
+		}
+	}
+	return out
+}
+
+// source names an entry's handler in logs, reports and deny messages:
+// "rm-guard (sh ./deny.sh)", "proc (./audit --json)".
+func (m *Manifest) source(e *Entry) string {
+	what := e.Handler.Command
+	if what == "" {
+		what = strings.TrimSpace(e.Handler.Process + " " + strings.Join(e.Handler.Args, " "))
+	}
+	return fmt.Sprintf("%s (%s)", m.ID, what)
 }
 
 // Reads lists the directories in which the command of entry i (of

@@ -203,10 +203,8 @@ func (s *Set) register(d *plugin.Dispatcher, m *Manifest, o Options, v Verdict, 
 			check = func() error { return v.Check(i) }
 		}
 		var h plugin.HookHandler
-		var what string
 		if c := e.Handler.Command; c != "" {
 			h = commandHandler(c, time.Duration(e.Handler.Timeout*float64(time.Second)), m.Dir, env)
-			what = c
 		} else {
 			key := e.Handler.Process + "\x00" + strings.Join(e.Handler.Args, "\x00")
 			p := procs[key]
@@ -216,9 +214,8 @@ func (s *Set) register(d *plugin.Dispatcher, m *Manifest, o Options, v Verdict, 
 				s.processes = append(s.processes, p)
 			}
 			h = p.Handler(m.activatesOn(e.Event))
-			what = strings.TrimSpace(e.Handler.Process + " " + strings.Join(e.Handler.Args, " "))
 		}
-		source := fmt.Sprintf("%s (%s)", m.ID, what)
+		source := m.source(e)
 		if check != nil {
 			h = checked(h, check, e.FailClosed, source)
 		}

@@ -1,8 +1,10 @@
 package trust
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -35,6 +37,52 @@ func FuzzCommand(f *testing.F) {
 			if _, ok := within(dir, r); !ok {
 				t.Fatalf("a directory outside the project: %s", r)
 			}
+		}
+	})
+}
+
+// The trust store is the user's file, but any version of Podcode, or a
+// hand edit, may have written it: decoding whatever it holds ends without
+// a panic, an entry is read the same once written back (plain fingerprint
+// strings included, which stay without known guards), and a gate going by
+// it lists what it records without a panic.
+func FuzzStore(f *testing.F) {
+	f.Add([]byte(`{"projects": {"/p": {"manifest:.podcode/plugins/g": "sha256:1", "plugin:a.ts": "sha256:2"}}}`))
+	f.Add([]byte(`{"projects": {"/p": {"manifest:g": {"fingerprint": "sha256:1", "guards": [{"event": "PreToolUse", "matcher": "bash", "source": "g (sh ./d.sh)", "plugin": "g"}]},
+		"claude-hooks:.claude/settings.json": {"fingerprint": "sha256:2", "guards": [{"event": "PreToolUse", "matcher": "Bash", "if": "Bash(rm *)", "source": "claude: x"}]},
+		"plugin:a.ts": {"fingerprint": "sha256:3", "guards": []}, "plugin:b.ts": {"fingerprint": "sha256:4"}}}}`))
+	f.Add([]byte(`{"projects": {"/p": {"k": null, "x": 1, "y": {"guards": null}}}}`))
+	f.Add([]byte(`{"projects": {"/p": {":": {"fingerprint": "", "guards": [{}], "extra": true}}}, "more": 1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var s Store
+		if err := json.Unmarshal(data, &s); err != nil {
+			return
+		}
+		out, err := json.Marshal(&s)
+		if err != nil {
+			t.Fatalf("a store read cannot be written: %v", err)
+		}
+		var again Store
+		if err := json.Unmarshal(out, &again); err != nil {
+			t.Fatalf("a store written cannot be read: %v\n%s", err, out)
+		}
+		if !reflect.DeepEqual(s.Projects, again.Projects) {
+			t.Fatalf("written and read again, the store differs:\n%+v\n%+v", s.Projects, again.Projects)
+		}
+		for project := range s.Projects {
+			if s.Projects[project] == nil {
+				continue
+			}
+			g := &Gate{Project: project, Store: &Store{Projects: s.Projects}}
+			for _, r := range g.Recorded() {
+				if !r.Missing || len(r.Guards) == 0 {
+					t.Fatalf("nothing was asked, yet %+v", r)
+				}
+				for _, guard := range r.Guards {
+					r.Denying(guard)
+				}
+			}
+			g.Skipped()
 		}
 	})
 }

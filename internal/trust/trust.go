@@ -46,9 +46,28 @@
 // events they match instead, so that a guard that changed does not
 // silently stop guarding. Gate.Skipped lists what does not run, for every
 // place the user looks.
+//
+// # Guards as trusted
+//
+// What a changed guard denies cannot be read from the changed files: the
+// change may be to the declaration itself (failClosed dropped, another
+// matcher, the handler made async, the entry, the file or the plugin
+// folder removed). So the store keeps, next to each item's fingerprint,
+// the guards the item declared when it was trusted (Item.Declared,
+// Entry.Guards). While an item that is recorded with guards is changed,
+// cannot be read or is missing, the guards it no longer declares as they
+// were trusted are Gate.Recorded: its owner registers, for each, a handler
+// that denies what the recorded matcher matches (Recorded.Denies), shown
+// with the item (Asked.Lost, Skipped). Trusting the item again records
+// the guards of its new content in their place; `podcode trust` shows the
+// guards that this gives up before it asks, and forgets a missing item.
+// An entry recorded before guards were (a plain fingerprint string) gets
+// its guards at the first start that finds the item as trusted
+// (Gate.Allow).
 package trust
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,23 +104,94 @@ type Item struct {
 	// lines.
 	Runs        []string `json:"runs"`
 	Fingerprint string   `json:"fingerprint"`
+	// Declared are the guards the item's content declares (see Guard);
+	// `podcode trust` records them with the fingerprint.
+	Declared []Guard `json:"declared_guards,omitempty"`
 }
 
 // Key is the item's key in the store.
 func (it Item) Key() string { return it.Kind + ":" + it.Name }
 
-// Store is the user's record of trusted fingerprints, by project.
+// Store is the user's record of trusted fingerprints, by project, and of
+// the guards each item declared when it was trusted.
+//
+//	{"projects": {"/home/ann/src/app": {
+//	  "manifest:.podcode/plugins/guard": {"fingerprint": "sha256:…",
+//	    "guards": [{"event": "PreToolUse", "matcher": "bash", "source": "rm-guard (sh ./deny.sh)", "plugin": "rm-guard"}]},
+//	  "plugin:./plugins/a.ts": {"fingerprint": "sha256:…", "guards": []},
+//	  "plugin:./plugins/b.ts": "sha256:…"}}}
+//
+// An entry written before guards were recorded is a plain fingerprint
+// string: it is read as trusted as before, with its guards unknown
+// (Entry.GuardsKnown), and written back as an object without "guards".
 type Store struct {
 	path string
 	mu   sync.Mutex
-	// Projects maps a project's absolute directory to item keys and their
-	// trusted fingerprints.
-	Projects map[string]map[string]string `json:"projects"`
+	// Projects maps a project's absolute directory to item keys and what
+	// was trusted of them.
+	Projects map[string]map[string]Entry `json:"projects"`
+}
+
+// Entry is what the store keeps of one trusted item.
+type Entry struct {
+	Fingerprint string
+	// Guards are the guards the item declared when it was trusted
+	// (Item.Declared), when GuardsKnown.
+	Guards []Guard
+	// GuardsKnown is false for an entry recorded before guards were: a
+	// plain fingerprint string, or an object without "guards".
+	GuardsKnown bool
+}
+
+type entryJSON struct {
+	Fingerprint *string  `json:"fingerprint"`
+	Guards      *[]Guard `json:"guards,omitempty"`
+}
+
+// MarshalJSON writes the entry as an object; "guards" only when known.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	j := entryJSON{Fingerprint: &e.Fingerprint}
+	if e.GuardsKnown {
+		g := e.Guards
+		if g == nil {
+			g = []Guard{}
+		}
+		j.Guards = &g
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads an entry: an object, or the plain fingerprint
+// string of a store written before guards were recorded.
+func (e *Entry) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if len(data) > 0 && data[0] == '"' {
+		*e = Entry{}
+		return json.Unmarshal(data, &e.Fingerprint)
+	}
+	if len(data) == 0 || data[0] != '{' {
+		return fmt.Errorf("an item's entry must be its fingerprint or an object holding it, not %.20s", data)
+	}
+	var j entryJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	if j.Fingerprint == nil {
+		return errors.New(`an item's entry has no "fingerprint"`)
+	}
+	*e = Entry{Fingerprint: *j.Fingerprint}
+	if j.Guards != nil {
+		e.Guards, e.GuardsKnown = *j.Guards, true
+		if len(e.Guards) == 0 {
+			e.Guards = nil
+		}
+	}
+	return nil
 }
 
 // Open reads the store in userDir; a missing file is an empty store.
 func Open(userDir string) (*Store, error) {
-	s := &Store{path: filepath.Join(userDir, FileName), Projects: map[string]map[string]string{}}
+	s := &Store{path: filepath.Join(userDir, FileName), Projects: map[string]map[string]Entry{}}
 	data, err := os.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
@@ -113,7 +203,7 @@ func Open(userDir string) (*Store, error) {
 		return nil, fmt.Errorf("trust: %s is not a trust store (%v); remove it and trust your projects again", s.path, err)
 	}
 	if s.Projects == nil {
-		s.Projects = map[string]map[string]string{}
+		s.Projects = map[string]map[string]Entry{}
 	}
 	return s, nil
 }
@@ -140,31 +230,60 @@ const (
 
 // State returns the item's state in project.
 func (s *Store) State(project string, it Item) State {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	fp, ok := s.Projects[ProjectKey(project)][it.Key()]
+	e, ok := s.entry(project, it.Key())
+	return stateOf(e, ok, it)
+}
+
+// stateOf is the state of it against its store entry e (ok: there is one).
+func stateOf(e Entry, ok bool, it Item) State {
 	switch {
 	case !ok:
 		return NeverTrusted
-	case fp != it.Fingerprint:
+	case e.Fingerprint != it.Fingerprint:
 		return Changed
 	}
 	return Trusted
 }
 
-// Record trusts items in project, replacing what was recorded for them,
-// and writes the store (atomically, readable by the user only).
+// Record trusts items in project, replacing what was recorded for them
+// (their fingerprints and the guards they declare), and writes the store
+// (atomically, readable by the user only).
 func (s *Store) Record(project string, items []Item) error {
+	return s.Update(project, items, nil)
+}
+
+// Update trusts items in project, as Record does, and forgets the items
+// keyed forget (Item.Key), in one write. What another process recorded
+// since the store was read is kept, but for those items.
+func (s *Store) Update(project string, items []Item, forget []string) error {
+	return s.update(project, func(m map[string]Entry) bool {
+		for _, it := range items {
+			m[it.Key()] = Entry{Fingerprint: it.Fingerprint, Guards: slices.Clone(it.Declared), GuardsKnown: true}
+		}
+		for _, k := range forget {
+			delete(m, k)
+		}
+		return true
+	})
+}
+
+// update applies change to the project's entries, read again from the
+// file first (a `podcode trust` of another process is kept), and writes
+// the store when change reports a change.
+func (s *Store) update(project string, change func(m map[string]Entry) bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if fresh, err := Open(filepath.Dir(s.path)); err == nil {
+		s.Projects = fresh.Projects
+	}
 	key := ProjectKey(project)
 	m := s.Projects[key]
 	if m == nil {
-		m = map[string]string{}
+		m = map[string]Entry{}
 		s.Projects[key] = m
 	}
-	for _, it := range items {
-		m[it.Key()] = it.Fingerprint
+	if !change(m) {
+		return nil
 	}
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
@@ -188,6 +307,15 @@ func (s *Store) Record(project string, items []Item) error {
 		return fmt.Errorf("trust: writing %s: %w", s.path, err)
 	}
 	return nil
+}
+
+// entry returns what the store holds of the item keyed key in project.
+func (s *Store) entry(project, key string) (Entry, bool) {
+	p := ProjectKey(project)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.Projects[p][key]
+	return e, ok
 }
 
 // Reload reads the store again from its file, so that a `podcode trust`
@@ -214,9 +342,10 @@ type Gate struct {
 	Disabled bool   // the user's disable_project_plugins
 	Log      *slog.Logger
 
-	mu   sync.Mutex
-	seen []Asked
-	idx  map[string]int // item key → index in seen
+	mu      sync.Mutex
+	seen    []Asked
+	idx     map[string]int    // item key → index in seen
+	watches map[string]*Watch // item key → the first Watch made of it
 }
 
 // Asked is an item the gate was asked about, and how it stands now.
@@ -227,6 +356,15 @@ type Asked struct {
 	// it is not trusted, each of them denies the events it matches rather
 	// than being skipped ("rm-guard (sh ./deny.sh)").
 	Guards []string `json:"guards,omitempty"`
+	// Lost are guards the user trusted that the item, as it is now, no
+	// longer declares as they were (removed, no longer fail-closed,
+	// another matcher, made async): they deny what they matched, as
+	// recorded, until the item is trusted again, which gives them up.
+	Lost []Guard `json:"lost_guards,omitempty"`
+	// Missing is set for an item trusted with guards that the project
+	// no longer has (its folder, file or entry removed, or it no longer
+	// loads); its State is Changed. Trusting forgets it.
+	Missing bool `json:"missing,omitempty"`
 }
 
 // Unreadable is the state of an item whose files could not be read.
@@ -260,8 +398,18 @@ func (g *Gate) record(it Item, st State) State {
 
 // Allow reports whether the item may run; when not, it logs a warning that
 // names it and says how to trust it, and returns the reason.
+//
+// An item found as trusted whose store entry does not hold the guards its
+// content declares (an entry recorded before guards were) gets them
+// recorded now: its content is what the user trusted.
 func (g *Gate) Allow(it Item) (bool, string) {
-	st := g.state(it)
+	st := NeverTrusted
+	if g.Store != nil {
+		e, ok := g.Store.entry(g.Project, it.Key())
+		if st = stateOf(e, ok, it); st == Trusted {
+			g.completeGuards(it, e)
+		}
+	}
 	g.record(it, st)
 	return g.decide(it, st)
 }
@@ -290,6 +438,14 @@ func (g *Gate) decide(it Item, st State) (bool, string) {
 func (g *Gate) Watch(make func() (Item, error)) (w *Watch, ok bool, why string) {
 	it, err := make()
 	w = &Watch{g: g, make: make, key: it.Key()}
+	g.mu.Lock()
+	if g.watches == nil {
+		g.watches = map[string]*Watch{}
+	}
+	if g.watches[w.key] == nil {
+		g.watches[w.key] = w
+	}
+	g.mu.Unlock()
 	if err != nil {
 		g.record(it, Unreadable)
 		ok, why = false, err.Error()
@@ -369,9 +525,7 @@ func (w *Watch) TrustedBefore() bool {
 	if s == nil {
 		return false
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.Projects[ProjectKey(w.g.Project)][w.key]
+	_, ok := s.entry(w.g.Project, w.key)
 	return ok
 }
 
@@ -404,6 +558,7 @@ func (g *Gate) Asked() []Asked {
 	out := slices.Clone(g.seen)
 	for i := range out {
 		out[i].Guards = slices.Clone(out[i].Guards)
+		out[i].Lost = slices.Clone(out[i].Lost)
 	}
 	return out
 }
@@ -447,10 +602,21 @@ func (g *Gate) Skipped() []Skip {
 		case g.Disabled:
 			s.State, s.Guards = DisabledState, nil
 			s.Meaning = "skipped: disable_project_plugins in your config refuses all project code"
+		case a.Missing:
+			s.Effect = EffectDenying
+			s.Meaning = fmt.Sprintf("removed from the project since it was trusted (or it no longer loads); its guards, as you trusted them, deny the events they matched (%s) until you review the removal and run `podcode trust` in %s, which gives them up",
+				strings.Join(a.Guards, "; "), g.Project)
 		case len(a.Guards) > 0:
 			s.Effect = EffectDenying
 			s.Meaning = fmt.Sprintf("its fail-closed guards deny the events they match until it is trusted (%s); review it and run `podcode trust` in %s",
 				strings.Join(a.Guards, "; "), g.Project)
+			if len(a.Lost) > 0 {
+				var lost []string
+				for _, l := range a.Lost {
+					lost = append(lost, l.Source)
+				}
+				s.Meaning += fmt.Sprintf("; it no longer declares %s as you trusted it, which trusting it gives up", strings.Join(lost, "; "))
+			}
 		default:
 			s.Meaning = fmt.Sprintf("skipped until it is trusted; review it and run `podcode trust` in %s", g.Project)
 		}
