@@ -19,14 +19,20 @@
 //     execute, tool.execute.after, PostToolUse or PostToolUseFailure. A
 //     PostToolUse deny cannot undo the call: its message is added to the
 //     result the model reads. The tool message is stored with every hook run.
+//     Every call gets a result: a turn cancelled during a call stores one
+//     saying the call was cancelled, and one for each call not yet started
+//     saying it did not run; calls left open by a turn that died are
+//     answered when the session's next turn starts, so the history always
+//     pairs each call with a result, as providers require.
 //  5. Steps repeat while the model calls tools, up to MaxSteps.
 //  6. AgentStop when the model stops. deny continues the turn with the
 //     hook's message as a new user message, at most 3 times a turn (as
 //     peers' stop hooks do); anything else ends it.
 //
 // Sessions: SessionStart fires when a session is created (deny refuses to
-// create it); SessionEnd when it is deleted (its votes are recorded: the
-// session ends anyway).
+// create it); SessionEnd when it is deleted (reason "clear"), and, through
+// App.Close, for the sessions that ran in the App when it closes (reason
+// "other"); its votes are recorded: the session ends anyway.
 //
 // Every payload carries the session, the channel and extra.model,
 // extra.max_context and extra.usage (SPEC L5).
@@ -159,7 +165,7 @@ func (a *Agent) DeleteSession(ctx context.Context, tenant, id string) error {
 	caller := chat.ScopeFrom(ctx)
 	scope := chat.Scope{Tenant: sess.Tenant, TenantID: store.TenantID(sess.Tenant), UserID: caller.UserID, ChatID: caller.ChatID,
 		SessionID: sess.ID, Channel: sess.Channel, Model: sess.Model, Usage: sess.Usage}
-	if _, err := a.App.Hooks.DispatchReport(ctx, scope.Payload(plugin.HookSessionEnd)); err != nil {
+	if _, err := a.App.EndSession(ctx, scope, app.EndDeleted); err != nil {
 		return err
 	}
 	if err := a.Store.DeleteSession(ctx, tenant, id); err != nil {
@@ -295,6 +301,20 @@ func (a *Agent) appendMessage(ctx context.Context, sess store.Session, m *chat.M
 	return nil
 }
 
+// closeOpenCalls stores a result for each tool call the session's last
+// turn left without one (store.CloseOpenCalls) and tells the bus.
+func (a *Agent) closeOpenCalls(ctx context.Context, sess store.Session) ([]chat.Message, error) {
+	added, err := a.Store.CloseOpenCalls(context.WithoutCancel(ctx), sess.ID, chat.WhyInterrupted)
+	if err != nil {
+		return nil, err
+	}
+	for i := range added {
+		a.App.Log.Info("agent: answered a tool call a stopped turn left open", "session", sess.ID, "call", added[i].Result.CallID, "tool", added[i].Result.Tool)
+		a.App.Bus.PublishFor(sess.Tenant, EventMessageStored, map[string]any{"sessionID": sess.ID, "message": toData(&added[i])})
+	}
+	return added, nil
+}
+
 // hookContext is the text the handlers of a dispatch gave the model
 // (plugin.DataAdditionalContext), or "".
 func hookContext(rep *plugin.Report) string {
@@ -345,6 +365,16 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 		delete(a.running, sess.ID)
 		a.mu.Unlock()
 	}()
+	// Tool calls a stopped turn left without a result (Podcode died during
+	// them) get one now, or every provider call of the session fails. A
+	// session still marked running has a turn in another process, whose
+	// calls are not ours to close.
+	var closed []chat.Message
+	if sess.Status != store.SessionRunning {
+		if closed, err = a.closeOpenCalls(ctx, sess); err != nil {
+			return nil, err
+		}
+	}
 
 	model, err := a.model(sess.Model)
 	if err != nil {
@@ -358,7 +388,7 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 	if channel == "" {
 		channel = sess.Channel
 	}
-	t := &turn{a: a, req: req, sess: sess, model: model, prov: prov, out: &TurnResult{Session: sess},
+	t := &turn{a: a, req: req, sess: sess, model: model, prov: prov, out: &TurnResult{Session: sess, Messages: closed},
 		scope: chat.Scope{Tenant: req.Tenant, SessionID: sess.ID, Channel: channel, ChatID: req.ChatID, UserID: req.UserID, TenantID: req.TenantID,
 			Model: model.Name(), MaxContext: model.Limit.Context, Usage: sess.Usage}}
 	a.App.Guard.Reset(sess.ID)
@@ -444,7 +474,15 @@ func (t *turn) loop(ctx context.Context) error {
 		}
 		if len(calls) > 0 {
 			for i := range calls {
+				if ctx.Err() != nil {
+					// Every call gets a result, the ones never started too.
+					t.unfinished(ctx, calls[i:], chat.WhyNotRun)
+					return ctx.Err()
+				}
 				if err := t.runTool(ctx, calls[i]); err != nil {
+					if ctx.Err() != nil {
+						t.unfinished(ctx, calls[i+1:], chat.WhyNotRun)
+					}
 					return err
 				}
 			}
@@ -481,7 +519,10 @@ func (t *turn) step(ctx context.Context) ([]chat.ToolCall, error) {
 		return nil, err
 	}
 	params, steps := t.a.App.Runner.ChatParams(t.ctx(ctx), pipeline.ChatInput{SessionID: t.sess.ID, Agent: t.req.Agent, Model: t.model, Specified: t.req.Specified})
-	req := provider.Request{Model: t.model, Params: params, System: t.a.App.Config.Agent.System, Messages: history, Tools: t.toolSpecs()}
+	// Paired: a history an older Podcode left with an unanswered call
+	// further back is still one the provider accepts.
+	req := provider.Request{Model: t.model, Params: params, System: t.a.App.Config.Agent.System, Messages: chat.Paired(history), Tools: t.toolSpecs(),
+		Channel: t.scope.Channel}
 	res, err := t.prov.Stream(ctx, req, func(e provider.Event) {
 		if e.TextDelta != "" {
 			t.emit(Event{Type: "text", Text: e.TextDelta})
@@ -537,6 +578,9 @@ func (t *turn) runTool(ctx context.Context, call chat.ToolCall) error {
 		res, rep, err = t.a.App.Runner.CallTool(t.ctx(ctx), tc, call.Tool, args)
 	}
 	if ctx.Err() != nil && err != nil {
+		// Cancelled mid-call: the call still gets its result, saying so
+		// (what the tool may return later is dropped).
+		t.unfinished(ctx, []chat.ToolCall{call}, chat.WhyCancelled)
 		return ctx.Err()
 	}
 	result := &chat.Result{CallID: call.ID, Tool: call.Tool, Title: res.Title, Output: res.Output, Metadata: res.Metadata}
@@ -555,6 +599,20 @@ func (t *turn) runTool(ctx context.Context, call chat.ToolCall) error {
 	}
 	t.emit(Event{Type: "tool.end", Call: &call, Result: result, Message: msg})
 	return nil
+}
+
+// unfinished stores, for each of calls, a result saying why the tool's
+// own never came (chat.Unfinished). A failure to store is left to the
+// next turn, which closes what is still open (closeOpenCalls).
+func (t *turn) unfinished(ctx context.Context, calls []chat.ToolCall, why string) {
+	for i := range calls {
+		msg := chat.Unfinished(calls[i], why)
+		if err := t.store(ctx, &msg); err != nil {
+			t.a.App.Log.Warn("agent: could not store the result of an unfinished tool call", "session", t.sess.ID, "call", calls[i].ID, "err", err)
+			return
+		}
+		t.emit(Event{Type: "tool.end", Call: &calls[i], Result: msg.Result, Message: &msg})
+	}
 }
 
 // redact replaces known secrets in what a message carries.

@@ -21,6 +21,7 @@ import (
 	"github.com/podcode/podcode/internal/bus"
 	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/guard"
+	"github.com/podcode/podcode/internal/provider"
 	"github.com/podcode/podcode/internal/store"
 	"github.com/podcode/podcode/plugin"
 )
@@ -308,7 +309,8 @@ func TestAgentStopDenyContinues(t *testing.T) {
 	for _, m := range res.Messages {
 		texts = append(texts, m.Role+":"+m.Text)
 	}
-	if strings.Join(texts, "|") != "user:done?|assistant:You said: done?|user:also run the tests|assistant:You said: also run the tests" {
+	// The session's first echo on the cli channel introduces the offline model.
+	if strings.Join(texts, "|") != "user:done?|assistant:You said: done?\n\n"+provider.Intro+"|user:also run the tests|assistant:You said: also run the tests" {
 		t.Errorf("messages %q", texts)
 	}
 }
@@ -419,6 +421,13 @@ func TestDeleteSessionFiresSessionEnd(t *testing.T) {
 	}
 	if !strings.HasSuffix(e.rec.events(), "SessionEnd") {
 		t.Errorf("events %s", e.rec.events())
+	}
+	// Claude Code's reason for a conversation cleared away.
+	e.rec.mu.Lock()
+	last := e.rec.payloads[len(e.rec.payloads)-1]
+	e.rec.mu.Unlock()
+	if last.Extra["reason"] != "clear" {
+		t.Errorf("SessionEnd of a deleted session has reason %v, want clear", last.Extra["reason"])
 	}
 	if _, err := e.st.Session(context.Background(), store.DefaultTenant, res.Session.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("still there: %v", err)

@@ -18,7 +18,9 @@
 //     config's permission policy (config layer, PreToolUse), Options.Hooks
 //     (an embedder's Go handlers), the JS plugins' lifecycle objects
 //     (plugin layer, in pipeline order), manifest plugins (plugin layer,
-//     in discovery order) and .claude/settings.json hooks (project layer).
+//     in discovery order) and Claude Code hooks (project layer: the user's
+//     ~/.claude/settings.json, the project's .claude/settings.json and
+//     settings.local.json, Claude Code plugins; registerClaudeHooks).
 //     The config's hooks overrides and disabled_plugins remove handlers
 //     here; registration order is what MaxHandlersPerEvent keeps.
 //  6. The guard (PreToolUse, permissions, loop guard, PostToolUse) becomes
@@ -76,7 +78,10 @@ type App struct {
 	// written.
 	DataDir string
 
-	claude *claudehooks.Registration // the project's Claude Code hooks, if any
+	claude      *claudehooks.Registration // the Claude Code hooks, if any
+	transcripts *claudehooks.Transcripts  // kept while Claude Code hooks are registered
+	sessions    *liveSessions             // what Close ends
+	unsubscribe []func()                  // bus listeners Close ends
 }
 
 // Options adjust Boot; the zero value is what the server uses.
@@ -99,6 +104,10 @@ type Options struct {
 	// DataDir is where the database and the tenants' workspaces are kept
 	// (--data); "" for store.DataDir, the user's data folder.
 	DataDir string
+	// ClaudeDir is Claude Code's user folder, whose settings.json hooks
+	// run in every project; "" for claudehooks.UserDir() ($CLAUDE_CONFIG_DIR,
+	// else ~/.claude), "-" for none.
+	ClaudeDir string
 }
 
 // Boot starts Podcode in cwd.
@@ -161,7 +170,7 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 	case "-":
 		cache = ""
 	}
-	jsCfg, manifests := splitPlugins(cfg)
+	jsCfg, manifests, claudePlugins := splitPlugins(cfg)
 	a.Plugins, err = jsplugin.Load(ctx, jsplugin.Options{Cwd: cwd, Config: jsCfg, Logger: log, Bus: a.Bus,
 		Bundler: jsplugin.NewBundler(cache), BootTimeout: o.BootTimeout, JobLimit: o.JobLimit, Trust: a.Trust.Allow})
 	if err != nil {
@@ -206,19 +215,40 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 	}
 	mo := manifest.Options{Cwd: cwd, Log: log, Overrides: cfg.HookOverridesFor, Disabled: cfg.DisabledFor, Trust: a.manifestTrust}
 	a.Manifests = manifest.Register(a.Hooks, manifest.Discover(cwd, userDir, manifests), mo)
-	registerClaudeHooks(a)
+	claudeDir := o.ClaudeDir
+	switch claudeDir {
+	case "":
+		if claudeDir, err = claudehooks.UserDir(); err != nil {
+			log.Warn("claude hooks: the user's settings are not read", "error", err.Error())
+			claudeDir = ""
+		}
+	case "-":
+		claudeDir = ""
+	}
+	registerClaudeHooks(a, claudeDir, claudePlugins)
+	a.sessions = followSessions(a)
 	a.Guard = &guard.Guard{Hooks: a.Hooks, Policy: policy, LoopLimit: cfg.Agent.LoopGuard,
 		AskTimeout: time.Duration(cfg.Agent.AskTimeoutMs) * time.Millisecond}
 	a.Runner = &pipeline.Runner{Plugins: a.Plugins, Tools: a.Tools, Bus: a.Bus, Log: log, HookTimeout: o.HookTimeout, Gate: a.Guard}
 	return a, nil
 }
 
-// Close stops the plugins, the manifest plugins' processes and the Claude
-// Code hooks still running in the background.
+// Close ends the sessions that ran in the App (EndSessions: SessionEnd,
+// reason "other", while every handler is still there to hear it), then
+// stops the plugins, the manifest plugins' processes and the Claude Code
+// hooks still running in the background (waiting for them a while), and
+// stops writing transcripts. The CLI closes the App when a command ends:
+// the end of `podcode run`, a server stop. Close may be called more than
+// once; later calls end nothing.
 func (a *App) Close() {
+	a.EndSessions(context.Background(), EndClosed)
 	a.Plugins.Close()
 	a.Manifests.Close()
 	a.claude.Close()
+	for _, u := range a.unsubscribe {
+		u()
+	}
+	a.unsubscribe = nil
 }
 
 // gateProjectConfig asks the trust gate about the settings of the
@@ -273,12 +303,13 @@ func gateProjectConfig(cwd string, cfg *config.Config, gate *trust.Gate, log *sl
 const ClaudeHooksID = "claude"
 
 // splitPlugins separates the config's plugin entries that name a manifest
-// plugin's directory from the JavaScript plugins: it returns the config
-// the JS loader sees and the manifest directories, in config order.
-func splitPlugins(cfg *config.Config) (*config.Config, []manifest.Found) {
+// plugin's directory, or a Claude Code plugin's, from the JavaScript
+// plugins: it returns the config the JS loader sees, the manifest
+// directories and the Claude Code plugins' directories, in config order.
+func splitPlugins(cfg *config.Config) (*config.Config, []manifest.Found, []manifest.Found) {
 	js := *cfg
 	js.Plugin = nil
-	var found []manifest.Found
+	var found, claude []manifest.Found
 	for _, ref := range cfg.Plugin {
 		dir := ref.Spec
 		if u, ok := strings.CutPrefix(dir, "file://"); ok {
@@ -287,13 +318,18 @@ func splitPlugins(cfg *config.Config) (*config.Config, []manifest.Found) {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(ref.Dir, dir)
 		}
-		if (strings.HasPrefix(ref.Spec, ".") || filepath.IsAbs(ref.Spec) || strings.HasPrefix(ref.Spec, "file://")) && manifest.IsPluginDir(dir) {
+		local := strings.HasPrefix(ref.Spec, ".") || filepath.IsAbs(ref.Spec) || strings.HasPrefix(ref.Spec, "file://")
+		if local && manifest.IsPluginDir(dir) {
 			found = append(found, manifest.Found{Dir: filepath.Clean(dir), Project: ref.Project})
+			continue
+		}
+		if local && claudehooks.IsPluginDir(dir) {
+			claude = append(claude, manifest.Found{Dir: filepath.Clean(dir), Project: ref.Project})
 			continue
 		}
 		js.Plugin = append(js.Plugin, ref)
 	}
-	return &js, found
+	return &js, found, claude
 }
 
 // Secrets are the values no log line may show: secret-looking environment

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/podcode/podcode/internal/apptest"
+	"github.com/podcode/podcode/internal/trust"
 )
 
 // writeConfig replaces the project's podcode.json.
@@ -100,8 +101,14 @@ func TestClaudeSettingsOtherKeysKeepTrust(t *testing.T) {
 	if s := a.Trust.Skipped(); len(s) != 0 {
 		t.Errorf("skipped %+v", s)
 	}
-	// A hook added in the local file is a change.
+	// A hook added in the local file is that file's to trust: it is
+	// skipped, and the trusted file's guard still runs as itself.
 	os.WriteFile(filepath.Join(dir, ".claude/settings.local.json"), []byte(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`), 0o644)
 	b, _ := apptest.BootDir(t, dir, p)
-	requireTrustDeny(t, rmRF(b), ".claude/settings.json", "changed since it was trusted")
+	if err := rmRF(b); err == nil || !strings.Contains(err.Error(), "Blocked") {
+		t.Errorf("the trusted hook did not run as itself: %v", err)
+	}
+	if s := b.Trust.Skipped(); len(s) != 1 || s[0].Name != ".claude/settings.local.json" || s[0].State != trust.NeverTrusted {
+		t.Errorf("skipped %+v", s)
+	}
 }

@@ -1,9 +1,12 @@
 package app
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/podcode/podcode/internal/claudehooks"
+	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/manifest"
 	"github.com/podcode/podcode/internal/trust"
 )
@@ -91,8 +94,8 @@ func (a *App) manifestTrust(m *manifest.Manifest) manifest.Verdict {
 // (registerClaudeSettings), then the guards recorded as trusted that the
 // project's manifests and .claude hooks no longer declare
 // (registerRecordedGuards). Boot calls it after the manifests.
-func registerClaudeHooks(a *App) {
-	registerClaudeSettings(a)
+func registerClaudeHooks(a *App, claudeDir string, plugins []manifest.Found) {
+	registerClaudeSettings(a, claudeDir, plugins)
 	registerRecordedGuards(a)
 }
 
@@ -149,56 +152,119 @@ func registerRecordedGuards(a *App) {
 	}
 }
 
-// registerClaudeSettings registers the project's .claude/settings.json
-// hooks once the trust gate allows them (see above for what a changed
-// guard does). A settings file that does not parse is a warning: the
-// server carries on without them.
+// registerClaudeSettings registers the Claude Code hooks where Claude Code
+// reads them, in its order: the user's own ~/.claude/settings.json (no
+// trust needed: the user wrote it), then the project's
+// .claude/settings.json and .claude/settings.local.json, each its own trust
+// item, each registered once the trust gate allows it (see above for what
+// a changed guard does). A hook defined the same way in two files runs
+// once, from the first. A settings file that does not parse is a warning:
+// the server carries on without it.
 //
-// The project's podcode.json switches off its hooks (disabled_plugins
-// "claude", hooks "claude/<Event>": false), but not its guards: a pulled
+// disableAllHooks is taken from the last file that sets it, a project's
+// only once trusted. From the user's file it switches off every hook; from
+// a project's, every hook but the user's guards: a project does not stop
+// the user's guards.
+//
+// The project's podcode.json switches off hooks (disabled_plugins
+// "claude", hooks "claude/<Event>": false), but not guards: a pulled
 // line of config must not stop a guard the user trusted, any more than an
 // edit of the hook does. Only the user's file switches a guard off.
-func registerClaudeSettings(a *App) {
+func registerClaudeSettings(a *App, claudeDir string, plugins []manifest.Found) {
 	if slices.Contains(a.Config.DisabledFor(false), ClaudeHooksID) {
 		a.Log.Info("claude hooks: disabled by the config; not loaded")
 		return
 	}
-	projectOff := slices.Contains(a.Config.DisabledFor(true), ClaudeHooksID)
-	overrides, userOverrides := a.Config.HookOverridesFor(true), a.Config.HookOverridesFor(false)
-	s, err := claudehooks.Load(a.Cwd)
-	if err != nil {
-		a.Log.Warn("claude hooks: not loaded", "error", err.Error())
-		return
+	var user *claudehooks.Settings
+	if claudeDir != "" {
+		var err error
+		if user, err = claudehooks.LoadUser(claudeDir); err != nil {
+			a.Log.Warn("claude hooks: not loaded", "file", claudehooks.UserSettingsFile, "error", err.Error())
+			user = nil
+		}
+	}
+	deps := map[string][]*trust.Watch{} // by hook (claudeKey)
+	parts := []*claudehooks.Settings{a.claudeFilter(user)}
+	var projectEnabled []*claudehooks.Settings // the project's files, for their enabledPlugins
+	for _, name := range []string{claudehooks.SettingsFile, claudehooks.LocalSettingsFile} {
+		if claudeDir != "" && sameDir(filepath.Join(a.Cwd, ".claude"), claudeDir) && name == claudehooks.SettingsFile {
+			continue // the project is the home folder: read as the user's
+		}
+		s, err := claudehooks.LoadFile(a.Cwd, name)
+		if err != nil {
+			a.Log.Warn("claude hooks: not loaded", "file", name, "error", err.Error())
+			continue
+		}
+		projectEnabled = append(projectEnabled, s)
+		parts = append(parts, a.projectClaudePart(name, s, deps))
+	}
+	parts = append(parts, a.claudePlugins(claudeDir, user, projectEnabled, plugins, deps)...)
+	s := claudehooks.Merge(parts...)
+	if s.DisableAllHooks {
+		// Set by the user: nothing runs. Set by a trusted project file:
+		// the user's guards still do.
+		userSet := user != nil && user.SetsDisableAllHooks() && slices.IndexFunc(parts[1:], func(p *claudehooks.Settings) bool {
+			return p != nil && p.SetsDisableAllHooks()
+		}) < 0
+		kept := s.Hooks[:0]
+		for _, h := range s.Hooks {
+			if !userSet && h.File == claudehooks.UserSettingsFile && h.Guard() {
+				kept = append(kept, h)
+			}
+		}
+		switch {
+		case len(s.Hooks) == 0:
+		case userSet:
+			a.Log.Info("claude hooks: disableAllHooks is true in your settings; no Claude Code hook runs", "files", s.Files)
+		default:
+			a.Log.Info("claude hooks: disableAllHooks is true in the project's settings; no Claude Code hook runs but your own guards", "files", s.Files, "guards", len(kept))
+		}
+		s.Hooks, s.DisableAllHooks = kept, false
 	}
 	if len(s.Hooks) == 0 {
 		return
 	}
-	// The item is the settings as written, every hook included; the hooks
-	// registered are fewer when the config switches some off.
-	all := *s
-	all.Hooks = slices.Clone(s.Hooks)
-	main, ok, _ := a.Trust.Watch(func() (trust.Item, error) { return all.TrustItem(a.Cwd) })
-	guardsOnly := false
-	if !ok {
-		if a.Trust.Disabled || !main.TrustedBefore() {
-			// Never trusted: skipped, and shown (the gate has it). Its
-			// directories are asked about all the same, for `podcode
-			// trust` to list.
-			reads := map[string]*trust.Watch{}
-			for i := range s.Hooks {
-				a.readsWatches(trust.KindClaude, claudehooks.SettingsFile, s.Hooks[i].Reads(a.Cwd), reads)
+	byHook := map[*claudehooks.Hook][]*trust.Watch{}
+	for i := range s.Hooks {
+		h := &s.Hooks[i]
+		byHook[h] = deps[claudeKey(h)]
+		if h.Guard() {
+			for _, w := range byHook[h] {
+				w.Guard(h.Source())
 			}
-			return
 		}
-		guardsOnly = true
-		// The file changed since it was trusted: its disableAllHooks is
-		// not trusted either, and must not stop the guards denying.
-		s.DisableAllHooks = false
 	}
-	// Guards as trusted that the file no longer declares so (with a
-	// disableAllHooks added, all of them) deny from the record
-	// (registerRecordedGuards), not twice.
-	lost := main.Lost()
+	a.transcripts = claudehooks.NewTranscripts(a.DataDir, a.Cwd, a.Log)
+	a.unsubscribe = append(a.unsubscribe, a.transcripts.Listen(a.Bus))
+	o := claudehooks.Options{ProjectDir: a.Cwd, Log: a.Log, Transcripts: a.transcripts}
+	if !a.Trust.All {
+		o.Check = func(h *claudehooks.Hook) error { return checkAll(byHook[h]) }
+	}
+	var err error
+	a.claude, err = claudehooks.Register(a.Hooks, s, o)
+	if err != nil {
+		a.Log.Warn("claude hooks: some were not registered", "error", err.Error())
+	}
+}
+
+// claudeKey names a hook among all settings files.
+func claudeKey(h *claudehooks.Hook) string { return h.File + "\x00" + h.Where }
+
+// sameDir reports whether a and b are the same directory.
+func sameDir(a, b string) bool {
+	x, err1 := os.Stat(a)
+	y, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(x, y)
+}
+
+// claudeFilter drops from s the hooks the config switches off, and logs
+// them; a guard only the user's config switches off. It returns s.
+func (a *App) claudeFilter(s *claudehooks.Settings) *claudehooks.Settings {
+	if s == nil {
+		return nil
+	}
+	projectOff := slices.Contains(a.Config.DisabledFor(true), ClaudeHooksID)
+	overrides, userOverrides := a.Config.HookOverridesFor(true), a.Config.HookOverridesFor(false)
 	kept := s.Hooks[:0]
 	for _, h := range s.Hooks {
 		ev, _ := claudehooks.PodcodeEvent(h.Event)
@@ -206,44 +272,131 @@ func registerClaudeSettings(a *App) {
 		switch on, ok := overrides[key]; {
 		case h.Guard() && (projectOff || ok && !on):
 			if on, ok := userOverrides[key]; ok && !on {
-				a.Log.Info("claude hooks: disabled by the config", "event", h.Event, "command", h.Command)
+				a.Log.Info("claude hooks: disabled by the config", "event", h.Event, "command", h.Command, "file", h.File)
 				continue
 			}
 			a.Log.Warn("claude hooks: the project's podcode.json does not switch off a guard; to switch it off, set it in your own podcode.json",
-				"event", h.Event, "command", h.Command)
+				"event", h.Event, "command", h.Command, "file", h.File)
 		case projectOff:
-			a.Log.Info("claude hooks: disabled by the project's config", "event", h.Event, "command", h.Command)
+			a.Log.Info("claude hooks: disabled by the project's config", "event", h.Event, "command", h.Command, "file", h.File)
 			continue
 		case ok && !on:
-			a.Log.Info("claude hooks: disabled by the config", "event", h.Event, "command", h.Command)
+			a.Log.Info("claude hooks: disabled by the config", "event", h.Event, "command", h.Command, "file", h.File)
 			continue
 		}
+		kept = append(kept, h)
+	}
+	s.Hooks = kept
+	return s
+}
+
+// claudePlugins loads the Claude Code plugins that run: those installed
+// for the user (claudehooks.InstalledPlugins) that the user's settings
+// enable, as the user's own; those the project's settings enable (and the
+// user's do not), and the Claude Code plugin folders the config's plugin
+// array names, each a trust item of its own when the project names it.
+// An enabled plugin that is not installed is a warning.
+func (a *App) claudePlugins(claudeDir string, user *claudehooks.Settings, project []*claudehooks.Settings, named []manifest.Found, deps map[string][]*trust.Watch) []*claudehooks.Settings {
+	type found struct {
+		dir, key, by string
+		project      bool
+	}
+	var list []found
+	userOn := map[string]bool{}
+	if user != nil {
+		userOn = user.EnabledPlugins
+	}
+	projectOn := claudehooks.Merge(project...).EnabledPlugins
+	if len(userOn)+len(projectOn) > 0 {
+		installed, err := claudehooks.InstalledPlugins(claudeDir)
+		if err != nil {
+			a.Log.Warn("claude hooks: the installed Claude Code plugins are not read", "error", err.Error())
+		}
+		enabled := func(on map[string]bool, by string, isProject bool) {
+			for _, key := range claudehooks.EnabledKeys(on) {
+				if isProject && userOn[key] {
+					continue // the user's own already
+				}
+				dir, ok := installed[key]
+				if !ok {
+					a.Log.Warn("claude hooks: a Claude Code plugin is enabled but not installed; its hooks do not run (install it with `claude plugin install`)",
+						"plugin", key, "file", by)
+					continue
+				}
+				list = append(list, found{dir: dir, key: key, by: by, project: isProject})
+			}
+		}
+		enabled(userOn, claudehooks.UserSettingsFile, false)
+		enabled(projectOn, ".claude/settings", true)
+	}
+	for _, f := range named {
+		list = append(list, found{dir: f.Dir, by: config.FileName, project: f.Project})
+	}
+	var out []*claudehooks.Settings
+	for _, f := range list {
+		s, err := claudehooks.LoadPlugin(f.dir, f.key)
+		if err != nil {
+			a.Log.Warn("claude hooks: a Claude Code plugin is not loaded", "plugin", f.key, "dir", f.dir, "error", err.Error())
+			continue
+		}
+		a.Log.Info("claude hooks: a Claude Code plugin", "plugin", s.Plugin.Key, "dir", s.Plugin.Dir, "hooks", len(s.Hooks), "enabled_by", f.by)
+		if !f.project {
+			out = append(out, a.claudeFilter(s))
+			continue
+		}
+		out = append(out, a.projectClaudePart(s.Plugin.ItemName(), s, deps))
+	}
+	return out
+}
+
+// projectClaudePart is what may run of s, the project's settings file name
+// (relative to the project) or a Claude Code plugin the project enables,
+// nil for nothing: all of it once the gate allows its item, only its
+// guards still declared as trusted when it changed since it was trusted,
+// nothing when it never was. It records in deps, by hook (claudeKey), the
+// watches each depends on.
+func (a *App) projectClaudePart(name string, s *claudehooks.Settings, deps map[string][]*trust.Watch) *claudehooks.Settings {
+	if len(s.Hooks) == 0 && !s.DisableAllHooks {
+		return nil
+	}
+	// The item is the file as written, every hook included; the hooks
+	// registered are fewer when the config switches some off.
+	all := *s
+	all.Hooks = slices.Clone(s.Hooks)
+	main, ok, _ := a.Trust.Watch(func() (trust.Item, error) { return all.TrustItem(a.Cwd) })
+	reads := map[string]*trust.Watch{}
+	guardsOnly := false
+	if !ok {
+		if a.Trust.Disabled || !main.TrustedBefore() {
+			// Never trusted: skipped, and shown (the gate has it). Its
+			// directories are asked about all the same, for `podcode
+			// trust` to list.
+			for i := range s.Hooks {
+				a.readsWatches(trust.KindClaude, name, s.Hooks[i].Reads(a.Cwd), reads)
+			}
+			return nil
+		}
+		guardsOnly = true
+		// The file changed since it was trusted: its disableAllHooks is
+		// not trusted either, and must not stop the guards denying.
+		s.IgnoreDisableAllHooks()
+	}
+	s = a.claudeFilter(s)
+	// Guards as trusted that the file no longer declares so (with a
+	// disableAllHooks added, all of them) deny from the record
+	// (registerRecordedGuards), not twice.
+	lost := main.Lost()
+	kept := s.Hooks[:0]
+	for _, h := range s.Hooks {
 		if guardsOnly && (!h.Guard() || slices.Contains(lost, h.TrustGuard())) {
 			continue
 		}
 		kept = append(kept, h)
 	}
 	s.Hooks = kept
-	if len(s.Hooks) == 0 {
-		return
-	}
-	reads := map[string]*trust.Watch{}
-	deps := map[*claudehooks.Hook][]*trust.Watch{}
 	for i := range s.Hooks {
 		h := &s.Hooks[i]
-		deps[h] = append([]*trust.Watch{main}, a.readsWatches(trust.KindClaude, claudehooks.SettingsFile, h.Reads(a.Cwd), reads)...)
-		if h.Guard() {
-			for _, w := range deps[h] {
-				w.Guard(h.Source())
-			}
-		}
+		deps[claudeKey(h)] = append([]*trust.Watch{main}, a.readsWatches(trust.KindClaude, name, h.Reads(a.Cwd), reads)...)
 	}
-	o := claudehooks.Options{ProjectDir: a.Cwd, Log: a.Log}
-	if !a.Trust.All {
-		o.Check = func(h *claudehooks.Hook) error { return checkAll(deps[h]) }
-	}
-	a.claude, err = claudehooks.Register(a.Hooks, s, o)
-	if err != nil {
-		a.Log.Warn("claude hooks: some were not registered", "error", err.Error())
-	}
+	return s
 }

@@ -97,7 +97,11 @@ func BootDir(t testing.TB, dir string, p Project) (*app.App, *Logs) {
 	if p.DataDir == "" {
 		p.DataDir = t.TempDir() // nothing written to the real user's data folder
 	}
-	a, err := app.Boot(context.Background(), dir, app.Options{Logger: logs.Logger(), BundleCache: "-",
+	claudeDir := ""
+	if os.Getenv("CLAUDE_CONFIG_DIR") == "" {
+		claudeDir = "-" // nothing from the real user's ~/.claude
+	}
+	a, err := app.Boot(context.Background(), dir, app.Options{Logger: logs.Logger(), BundleCache: "-", ClaudeDir: claudeDir,
 		HookTimeout: p.HookTimeout, JobLimit: p.JobLimit, BootTimeout: p.BootTimeout, UserDir: p.UserDir, DataDir: p.DataDir, Hooks: p.Hooks, TrustAll: !p.Untrusted})
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +131,7 @@ func RequireNodeModules(t testing.TB, dir string, packages ...string) {
 	for _, pkg := range packages {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil {
 			abs, _ := filepath.Abs(dir)
-			t.Fatalf("npm package %s is not installed: run `npm ci` in %s (.ci/run does)", pkg, abs)
+			t.Fatalf("npm package %s is not installed: run `npm ci` in %s (scripts/test does)", pkg, abs)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package claudehooks
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -108,6 +110,41 @@ func FuzzClaudeOutput(f *testing.F) {
 		}
 		if ctl == contexts && res.Decision != "" && res.Decision != plugin.DecisionDeny {
 			t.Fatalf("%s only ever denies (continue: false), got %+v", event, res)
+		}
+	})
+}
+
+// A Claude Code plugin a project names brings its own manifest: reading
+// it must never panic, and must either fail with an error that names the
+// plugin or give hooks rooted in the plugin's folder.
+func FuzzLoadPlugin(f *testing.F) {
+	f.Add([]byte(`{"name": "guards", "version": "1.0.0"}`))
+	f.Add([]byte(`{"name": "guards", "hooks": "./more.json"}`))
+	f.Add([]byte(`{"name": "guards", "hooks": ["./more.json", "../../x.json"]}`))
+	f.Add([]byte(`{"name": "guards", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}}`))
+	f.Add([]byte(`{"name": "guards", "hooks": {"hooks": {"PreToolUse": null}}}`))
+	f.Add([]byte(`{"name": "../x", "hooks": 3}`))
+	f.Add([]byte(`[]`))
+	dir := f.TempDir()
+	manifest := filepath.Join(dir, filepath.FromSlash(PluginManifest))
+	if err := os.MkdirAll(filepath.Dir(manifest), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(manifest, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := LoadPlugin(dir, "")
+		if err != nil {
+			if !strings.Contains(err.Error(), "claude plugin ") {
+				t.Fatalf("the error does not name the plugin: %v", err)
+			}
+			return
+		}
+		for _, h := range s.Hooks {
+			if h.PluginRoot != dir || !strings.HasPrefix(h.File, s.Plugin.ItemName()+": ") {
+				t.Fatalf("hook %+v", h)
+			}
 		}
 	})
 }

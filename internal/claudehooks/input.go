@@ -142,12 +142,12 @@ func toolResponse(tool, output string, input map[string]any, truncated bool) map
 }
 
 // claudeInput builds the JSON object a Claude Code hook reads on stdin for
-// payload p: the common fields (session_id, transcript_path, which
-// Podcode does not have and leaves "", cwd, permission_mode,
+// payload p: the common fields (session_id, transcript_path, the
+// session's file in tr, or "" when tr is nil, cwd, permission_mode,
 // hook_event_name) and the event's own (see docs/claude-hooks.md). dir is
 // the project directory. It also returns the tool_input given, for the
 // `if` rule.
-func claudeInput(p *plugin.HookPayload, dir string) (map[string]any, map[string]any, error) {
+func claudeInput(p *plugin.HookPayload, dir string, tr *Transcripts) (map[string]any, map[string]any, error) {
 	event := ClaudeEvent(p.Event)
 	if event == "" {
 		//lint:ignore ST1005 the message starts with a product name
@@ -155,7 +155,7 @@ func claudeInput(p *plugin.HookPayload, dir string) (map[string]any, map[string]
 	}
 	in := map[string]any{
 		"session_id":      p.SessionID,
-		"transcript_path": "",
+		"transcript_path": tr.Path(p.SessionID),
 		"cwd":             dir,
 		"permission_mode": "default",
 		"hook_event_name": event,
@@ -175,7 +175,7 @@ func claudeInput(p *plugin.HookPayload, dir string) (map[string]any, map[string]
 		}
 	}
 	if mv, ok := matchValue[event]; ok {
-		in[mv.field] = mv.value
+		in[mv.field] = eventValue(event, p)
 	}
 	switch p.Event {
 	case plugin.HookPostToolUse:
@@ -186,13 +186,15 @@ func claudeInput(p *plugin.HookPayload, dir string) (map[string]any, map[string]
 	case plugin.HookUserPromptSubmit:
 		in["prompt"] = str("prompt")
 	case plugin.HookAgentStop:
-		in["stop_hook_active"], in["last_assistant_message"] = false, ""
+		in["stop_hook_active"], in["last_assistant_message"] = tr.StopHookActive(p.SessionID), tr.LastAssistantMessage(p.SessionID)
 		in["background_tasks"], in["session_crons"] = []any{}, []any{}
 	case plugin.HookSubAgentStart:
 		in["agent_id"] = ""
 	case plugin.HookSubAgentStop:
 		in["stop_hook_active"], in["last_assistant_message"] = false, ""
-		in["agent_id"], in["agent_transcript_path"] = str("child_session_id"), ""
+		child := str("child_session_id")
+		in["agent_id"], in["agent_transcript_path"] = child, tr.Path(child)
+		in["last_assistant_message"] = tr.LastAssistantMessage(child)
 		in["background_tasks"], in["session_crons"] = []any{}, []any{}
 	case plugin.HookSessionStart:
 		if m := str(plugin.ExtraModel); m != "" {
@@ -209,7 +211,7 @@ func claudeInput(p *plugin.HookPayload, dir string) (map[string]any, map[string]
 // toClaudeInput is the stdin of a Claude Code hook for payload p, run in
 // the project directory dir.
 func toClaudeInput(p *plugin.HookPayload, dir string) ([]byte, error) {
-	in, _, err := claudeInput(p, dir)
+	in, _, err := claudeInput(p, dir, nil)
 	if err != nil {
 		return nil, err
 	}

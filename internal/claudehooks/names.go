@@ -1,6 +1,10 @@
 package claudehooks
 
-import "github.com/podcode/podcode/plugin"
+import (
+	"slices"
+
+	"github.com/podcode/podcode/plugin"
+)
 
 // events maps Claude Code's event names to Podcode's.
 var events = map[string]plugin.HookEvent{
@@ -64,18 +68,55 @@ func PodcodeEvent(claude string) (plugin.HookEvent, bool) {
 func ClaudeEvent(e plugin.HookEvent) string { return claudeEvents[e] }
 
 // matchValue is, for events whose matcher filters something other than a
-// tool name, the field the matcher tests and the one value Podcode ever
-// gives it: a Podcode session always starts new, ends for no reason Claude
-// Code names, compacts automatically, and has one kind of sub-agent. Events
-// absent here and from tool events take no matcher (it is ignored, as in
-// Claude Code).
-var matchValue = map[string]struct{ field, value string }{
-	"SessionStart":  {"source", "startup"},
-	"SessionEnd":    {"reason", "other"},
-	"PreCompact":    {"trigger", "auto"},
-	"PostCompact":   {"trigger", "auto"},
-	"SubagentStart": {"agent_type", "general-purpose"},
-	"SubagentStop":  {"agent_type", "general-purpose"},
+// tool name, the field the matcher tests and the values Podcode ever gives
+// it, the one it gives when the payload does not say first: a Podcode
+// session always starts new, compacts automatically, and has one kind of
+// sub-agent; it ends deleted ("clear") or with the process ("other"; see
+// EndReason). Events absent here and from tool events take no matcher (it
+// is ignored, as in Claude Code).
+var matchValue = map[string]struct {
+	field  string
+	values []string
+}{
+	"SessionStart":  {"source", []string{"startup"}},
+	"SessionEnd":    {"reason", []string{ReasonOther, ReasonClear}},
+	"PreCompact":    {"trigger", []string{"auto"}},
+	"PostCompact":   {"trigger", []string{"auto"}},
+	"SubagentStart": {"agent_type", []string{"general-purpose"}},
+	"SubagentStop":  {"agent_type", []string{"general-purpose"}},
+}
+
+// SessionEnd's reasons Podcode gives (Claude Code's reason field; its
+// others, logout, prompt_input_exit, resume and
+// bypass_permissions_disabled, have no counterpart in Podcode).
+const (
+	// ReasonClear: the session was deleted, its conversation discarded,
+	// as Claude Code's /clear discards one.
+	ReasonClear = "clear"
+	// ReasonOther: the process that ran the session ends (the server
+	// stops, `podcode run` is done), as Claude Code gives when it exits
+	// in print mode or otherwise.
+	ReasonOther = "other"
+)
+
+// ExtraEndReason is the key of a SessionEnd payload's Extra that holds the
+// reason (ReasonClear, ReasonOther); absent or unknown, the reason is
+// ReasonOther.
+const ExtraEndReason = "reason"
+
+// eventValue is the value event's matcher tests for payload p (see
+// matchValue), "" for events without one.
+func eventValue(event string, p *plugin.HookPayload) string {
+	mv, ok := matchValue[event]
+	if !ok {
+		return ""
+	}
+	if p != nil {
+		if v, _ := p.Extra[mv.field].(string); v != "" && slices.Contains(mv.values, v) {
+			return v
+		}
+	}
+	return mv.values[0]
 }
 
 // takesMatcher reports whether a matcher filters event's hooks: on tool

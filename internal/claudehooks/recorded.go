@@ -50,7 +50,7 @@ func RegisterRecordedGuard(d *plugin.Dispatcher, g trust.Guard, projectDir strin
 			// A payload that cannot be read as Claude Code's input is
 			// denied: the rule cannot say it does not match.
 			if h.cond != nil {
-				if _, input, err := claudeInput(p, dir); err == nil && !h.cond.matches(names, input, dir) {
+				if _, input, err := claudeInput(p, dir, nil); err == nil && !h.cond.matches(names, input, dir) {
 					return nil, nil
 				}
 			}

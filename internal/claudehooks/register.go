@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,7 +35,8 @@ type Options struct {
 	// default is slog.Default().
 	Log *slog.Logger
 	// Env is the hooks' environment, CLAUDE_PROJECT_DIR excepted, which is
-	// always set; nil means the server's own.
+	// always set, and CLAUDE_PLUGIN_ROOT, set for a plugin's hooks only;
+	// nil means the server's own.
 	Env []string
 	// Check, when set, is called before each run of a hook (on a tool
 	// event, once the hook matches the call); an error stops the hook. A
@@ -43,6 +45,10 @@ type Options struct {
 	// other hook counts it as its error. Podcode checks there that the hook
 	// is still what the user trusted.
 	Check func(h *Hook) error
+	// Transcripts, when set, keep the sessions' transcripts: every hook
+	// input's transcript_path names one, and Stop's last_assistant_message
+	// and stop_hook_active come from it. Nil leaves transcript_path "".
+	Transcripts *Transcripts
 }
 
 // Registration is what Register set up. Its owner calls Close when the
@@ -138,7 +144,7 @@ func Register(d *plugin.Dispatcher, s *Settings, o Options) (*Registration, erro
 	for _, w := range s.Warnings {
 		log.Warn("claude hooks: " + w)
 	}
-	r := &runner{dir: dir, env: hookEnv(o.Env, dir), log: log, check: o.Check, reg: g}
+	r := &runner{dir: dir, env: hookEnv(o.Env, dir), log: log, check: o.Check, reg: g, tr: o.Transcripts, shell: defaultShell()}
 	var errs []error
 	for i := range s.Hooks {
 		h := &s.Hooks[i]
@@ -174,7 +180,7 @@ func hookEnv(base []string, dir string) []string {
 	}
 	env := make([]string, 0, len(base)+1)
 	for _, kv := range base {
-		if !strings.HasPrefix(kv, ProjectDirEnv+"=") {
+		if !strings.HasPrefix(kv, ProjectDirEnv+"=") && !strings.HasPrefix(kv, PluginRootEnv+"=") {
 			env = append(env, kv)
 		}
 	}
@@ -187,15 +193,30 @@ type runner struct {
 	log   *slog.Logger
 	check func(h *Hook) error
 	reg   *Registration
+	tr    *Transcripts
+	shell string // what runs a command without a shell of its own: defaultShell
+}
+
+// defaultShell is the shell of hooks that name none: bash, Claude Code's
+// (hooks written for it use [[ ]], arrays, pipefail), or sh where there is
+// no bash.
+func defaultShell() string {
+	if _, err := exec.LookPath("bash"); err == nil {
+		return "bash"
+	}
+	return "sh"
 }
 
 // handler runs h once per call; see fromClaudeOutput for what its ending
 // means.
 func (r *runner) handler(h *Hook) plugin.HookHandler {
 	return func(ctx context.Context, p *plugin.HookPayload) (*plugin.HookResult, error) {
-		in, toolInput, err := claudeInput(p, r.dir)
+		in, toolInput, err := claudeInput(p, r.dir, r.tr)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", h.Source(), err)
+		}
+		if _, ok := matchValue[h.Event]; ok && !h.match.match(eventValue(h.Event, p)) {
+			return nil, nil // SessionEnd's matcher: "clear" or "other" this time
 		}
 		if p.Event.IsToolEvent() {
 			// The dispatcher's matcher is over Podcode's ids; this is the
@@ -274,15 +295,18 @@ func (r *runner) run(ctx context.Context, h *Hook, input []byte) (int, []byte, [
 	case h.Exec:
 		args := make([]string, len(h.Args))
 		for i, a := range h.Args {
-			args[i] = r.expand(a)
+			args[i] = expandVars(a, r.dir, h.PluginRoot)
 		}
-		cmd = exec.Command(r.expand(h.Command), args...)
-	case h.Shell == "bash":
-		cmd = exec.Command("bash", "-c", h.Command)
+		cmd = exec.Command(expandVars(h.Command, r.dir, h.PluginRoot), args...)
+	case h.Shell != "":
+		cmd = exec.Command(h.Shell, "-c", h.Command)
 	default:
-		cmd = exec.Command("sh", "-c", h.Command)
+		cmd = exec.Command(r.shell, "-c", h.Command)
 	}
 	cmd.Dir, cmd.Env = r.dir, r.env
+	if h.PluginRoot != "" {
+		cmd.Env = append(slices.Clip(r.env), PluginRootEnv+"="+h.PluginRoot)
+	}
 	start := time.Now()
 	code, stdout, stderr, err := proc.Output(tctx, cmd, input, maxOutput)
 	switch {
@@ -296,8 +320,13 @@ func (r *runner) run(ctx context.Context, h *Hook, input []byte) (int, []byte, [
 	return code, stdout, stderr, nil
 }
 
-// expand substitutes ${CLAUDE_PROJECT_DIR} in an exec-form command or
-// argument, where no shell does it.
-func (r *runner) expand(s string) string {
-	return strings.ReplaceAll(s, "${"+ProjectDirEnv+"}", r.dir)
+// expandVars substitutes ${CLAUDE_PROJECT_DIR} and, for a plugin's hook,
+// ${CLAUDE_PLUGIN_ROOT} in an exec-form command or argument, where no
+// shell does it.
+func expandVars(s, dir, pluginRoot string) string {
+	s = strings.ReplaceAll(s, "${"+ProjectDirEnv+"}", dir)
+	if pluginRoot != "" {
+		s = strings.ReplaceAll(s, "${"+PluginRootEnv+"}", pluginRoot)
+	}
+	return s
 }

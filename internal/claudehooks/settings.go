@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -46,6 +47,13 @@ type Settings struct {
 	// file that sets it says: Register then registers nothing.
 	DisableAllHooks bool
 
+	// EnabledPlugins is Claude Code's enabledPlugins ("name@marketplace":
+	// true or false), merged key by key, the last file's value winning.
+	EnabledPlugins map[string]bool
+	// Plugin is, for the hooks of a Claude Code plugin (LoadPlugin), the
+	// plugin; nil for settings files.
+	Plugin *Plugin
+
 	disableSet bool // the file sets disableAllHooks
 	// counted is, by file, what Podcode reads of it (its hooks and
 	// disableAllHooks, as canonical JSON), which TrustItem fingerprints;
@@ -59,12 +67,13 @@ type Hook struct {
 	Where   string // the entry in it: "hooks.PreToolUse[0].hooks[1]"
 	Event   string // Claude Code's event name: "PreToolUse", "Stop", ...
 	Matcher string // as written; "" matches everything
-	Command string // a shell command (sh -c), or with Args the program
+	Command string // a shell command (bash -c), or with Args the program
 	Args    []string
 	// Exec is true when the hook has an args array: Command is run
 	// directly with Args, no shell.
 	Exec bool
-	// Shell is "" (sh) or "bash".
+	// Shell is "" for Claude Code's default, bash (sh where there is no
+	// bash), or "sh" when the hook asks for it.
 	Shell string
 	// If is the handler's `if` permission rule, "" when none.
 	If      string
@@ -72,6 +81,9 @@ type Hook struct {
 	// Async hooks run in the background: they never vote and their output
 	// is discarded.
 	Async bool
+	// PluginRoot is, for a hook of a Claude Code plugin, the plugin's
+	// directory: CLAUDE_PLUGIN_ROOT.
+	PluginRoot string
 
 	match    matcher
 	cond     *ifRule
@@ -126,24 +138,84 @@ const MaxSettingsSize = 4 << 20
 // The first mistake in a file is returned, naming the file and the entry,
 // and nothing is loaded.
 func Load(projectDir string) (*Settings, error) {
-	s := &Settings{}
+	var parts []*Settings
 	for _, name := range []string{SettingsFile, LocalSettingsFile} {
-		// The project brings these files: a link to /dev/zero or a FIFO
-		// must neither hang nor exhaust memory (trust.ReadFile).
-		data, err := trust.ReadFile(filepath.Join(projectDir, filepath.FromSlash(name)), MaxSettingsSize)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		one, err := Parse(name, data)
+		one, err := LoadFile(projectDir, name)
 		if err != nil {
 			return nil, err
 		}
+		parts = append(parts, one)
+	}
+	return Merge(parts...), nil
+}
+
+// LoadFile reads one of the project's settings files, name relative to
+// projectDir (SettingsFile, LocalSettingsFile), as Load does. A missing
+// file gives empty Settings that list no file.
+func LoadFile(projectDir, name string) (*Settings, error) {
+	// The project brings these files: a link to /dev/zero or a FIFO
+	// must neither hang nor exhaust memory (trust.ReadFile).
+	return readSettings(filepath.Join(projectDir, filepath.FromSlash(name)), name)
+}
+
+// UserSettingsFile is how the user's own settings file is named in hooks'
+// sources, warnings and errors.
+const UserSettingsFile = "~/.claude/settings.json"
+
+// ConfigDirEnv moves Claude Code's user folder, as in Claude Code.
+const ConfigDirEnv = "CLAUDE_CONFIG_DIR"
+
+// UserDir is Claude Code's user folder: $CLAUDE_CONFIG_DIR, else ~/.claude.
+func UserDir() (string, error) {
+	if d := os.Getenv(ConfigDirEnv); d != "" {
+		return filepath.Abs(d)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("claude hooks: no home folder for ~/.claude: %w", err)
+	}
+	return filepath.Join(home, ".claude"), nil
+}
+
+// LoadUser reads the user's own settings, <dir>/settings.json (dir is
+// UserDir()), as Load reads a project's; its hooks' File is
+// UserSettingsFile. A missing file gives empty Settings.
+func LoadUser(dir string) (*Settings, error) {
+	return readSettings(filepath.Join(dir, "settings.json"), UserSettingsFile)
+}
+
+func readSettings(path, name string) (*Settings, error) {
+	data, err := trust.ReadFile(path, MaxSettingsSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Settings{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return Parse(name, data)
+}
+
+// SetsDisableAllHooks reports whether a file of s sets disableAllHooks
+// (true or false), which then overrides what files before it said.
+func (s *Settings) SetsDisableAllHooks() bool { return s.disableSet }
+
+// IgnoreDisableAllHooks makes s as if its files did not set
+// disableAllHooks (a file changed since it was trusted: its setting is not
+// trusted either).
+func (s *Settings) IgnoreDisableAllHooks() { s.DisableAllHooks, s.disableSet = false, false }
+
+// Merge is the settings of several files in order, as Claude Code merges
+// them: every file's hooks, a hook defined the same way as an earlier one
+// dropped (dedupe), and disableAllHooks as the last file that sets it says.
+func Merge(parts ...*Settings) *Settings {
+	s := &Settings{}
+	for _, one := range parts {
+		if one == nil {
+			continue
+		}
 		s.Hooks = append(s.Hooks, one.Hooks...)
 		s.Warnings = append(s.Warnings, one.Warnings...)
-		s.Files = append(s.Files, name)
+		s.Files = append(s.Files, one.Files...)
 		for f, c := range one.counted {
 			if s.counted == nil {
 				s.counted = map[string][]byte{}
@@ -153,18 +225,27 @@ func Load(projectDir string) (*Settings, error) {
 		if one.disableSet {
 			s.DisableAllHooks, s.disableSet = one.DisableAllHooks, true
 		}
+		for k, v := range one.EnabledPlugins {
+			if s.EnabledPlugins == nil {
+				s.EnabledPlugins = map[string]bool{}
+			}
+			s.EnabledPlugins[k] = v
+		}
+		if len(parts) == 1 {
+			s.Plugin = one.Plugin
+		}
 	}
 	s.Hooks = dedupe(s.Hooks)
-	return s, nil
+	return s
 }
 
 // dedupe drops a hook defined the same way as an earlier one: Claude Code
 // runs a handler defined in more than one settings file once.
 func dedupe(hooks []Hook) []Hook {
 	seen := map[string]bool{}
-	out := hooks[:0]
+	var out []Hook
 	for _, h := range hooks {
-		key, _ := json.Marshal([]any{h.Event, h.Matcher, h.Command, h.Args, h.Exec, h.Shell, h.If, h.Async})
+		key, _ := json.Marshal([]any{h.Event, h.Matcher, h.Command, h.Args, h.Exec, h.Shell, h.If, h.Async, h.PluginRoot})
 		if seen[string(key)] {
 			continue
 		}
@@ -192,6 +273,11 @@ func Parse(file string, data []byte) (*Settings, error) {
 	}
 	if c, err := counted(top); err == nil && c != nil {
 		s.counted = map[string][]byte{file: c}
+	}
+	if v, ok := top["enabledPlugins"]; ok && !isNull(v) {
+		if err := json.Unmarshal(v, &s.EnabledPlugins); err != nil {
+			return nil, fmt.Errorf("%s: enabledPlugins must be an object of \"name@marketplace\": true or false, not %s", file, kind(v))
+		}
 	}
 	if v, ok := top["disableAllHooks"]; ok && !isNull(v) {
 		if err := json.Unmarshal(v, &s.DisableAllHooks); err != nil {
@@ -282,11 +368,15 @@ func (p *parser) group(event, where string, raw json.RawMessage) error {
 		return p.errorf(where, "hooks must be an array of hook handlers, not %s", kind(hs))
 	}
 	if mv, ok := matchValue[event]; ok {
-		// the matcher filters a value Podcode always gives the same way
-		if !match.match(mv.value) {
+		// the matcher filters values Podcode gives few of
+		if !slices.ContainsFunc(mv.values, func(v string) bool { return match.match(v) }) {
 			if len(handlers) > 0 {
-				p.warnf(where, "matcher %q never matches in Podcode, where %s's %s is always %q; %s ignored",
-					pattern, event, mv.field, mv.value, plural(len(handlers), "hook"))
+				is := fmt.Sprintf("is always %q", mv.values[0])
+				if len(mv.values) > 1 {
+					is = fmt.Sprintf("is one of %q", mv.values)
+				}
+				p.warnf(where, "matcher %q never matches in Podcode, where %s's %s %s; %s ignored",
+					pattern, event, mv.field, is, plural(len(handlers), "hook"))
 			}
 			return nil
 		}
@@ -361,11 +451,11 @@ func (p *parser) handler(event, pattern string, match matcher, where string, raw
 	}
 	if f.Shell != nil {
 		switch *f.Shell {
-		case "bash":
-			h.Shell = "bash"
-		case "sh", "":
+		case "bash", "": // Claude Code's default
+		case "sh":
+			h.Shell = "sh"
 		default:
-			return p.errorf(where, "shell %q is not supported (Podcode runs hooks with sh, or bash)", *f.Shell)
+			return p.errorf(where, "shell %q is not supported (Podcode runs hooks with bash, its default, or sh)", *f.Shell)
 		}
 	}
 	if f.Async != nil {
@@ -556,12 +646,21 @@ func (s *Settings) TrustItem(projectDir string) (trust.Item, error) {
 			h.Text(f, c)
 		}
 	}
-	// The scripts' usual home, whole.
-	h.Dir(filepath.Join(projectDir, ".claude", "hooks"), projectDir)
+	// The scripts' usual home, whole: a plugin's whole folder.
+	name := SettingsFile
+	if s.Plugin != nil {
+		h.Dir(s.Plugin.Dir, projectDir)
+		name = s.Plugin.ItemName()
+	} else {
+		h.Dir(filepath.Join(projectDir, ".claude", "hooks"), projectDir)
+		if len(s.Files) == 1 {
+			name = s.Files[0] // one file, one item
+		}
+	}
 	for i := range s.Hooks {
 		s.Hooks[i].hash(&h, projectDir)
 	}
-	it, err := h.Item(trust.KindClaude, SettingsFile)
+	it, err := h.Item(trust.KindClaude, name)
 	it.Declared = s.Guards()
 	return it, err
 }
@@ -595,6 +694,9 @@ func (h *Hook) TrustGuard() trust.Guard {
 func (h *Hook) Reads(projectDir string) []string {
 	var th trust.Hasher
 	hooks := filepath.Join(projectDir, ".claude", "hooks")
+	if h.PluginRoot != "" {
+		hooks = h.PluginRoot // the plugin's item has all of it
+	}
 	var out []string
 	for _, d := range h.hash(&th, projectDir) {
 		if rel, err := filepath.Rel(hooks, d); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -604,17 +706,35 @@ func (h *Hook) Reads(projectDir string) []string {
 	return out
 }
 
+// inside reports whether path is dir or under it.
+func inside(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
 // hash adds what the hook runs to th and returns the directories its
 // command reads whole.
 func (h *Hook) hash(th *trust.Hasher, projectDir string) []string {
 	vars := map[string]string{ProjectDirEnv: projectDir}
+	if h.PluginRoot != "" {
+		vars[PluginRootEnv] = h.PluginRoot
+	}
+	// A plugin installed outside the project (Claude Code's cache in the
+	// user's home) is followed into its own folder, which its item has
+	// whole; the project's files its commands run are then not followed,
+	// as for the user's own hooks. One inside the project is followed as
+	// the project's hooks are.
+	root := projectDir
+	if h.PluginRoot != "" && !inside(projectDir, h.PluginRoot) {
+		root = h.PluginRoot
+	}
 	if h.Exec {
-		expand := func(s string) string { return strings.ReplaceAll(s, "${"+ProjectDirEnv+"}", projectDir) }
+		expand := func(s string) string { return expandVars(s, projectDir, h.PluginRoot) }
 		args := make([]string, len(h.Args))
 		for i, a := range h.Args {
 			args[i] = expand(a)
 		}
-		return th.Exec(expand(h.Command), args, projectDir, projectDir, vars)
+		return th.Exec(expand(h.Command), args, projectDir, root, vars)
 	}
-	return th.Command(h.Command, projectDir, projectDir, vars)
+	return th.Command(h.Command, projectDir, root, vars)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,18 +24,35 @@ import (
 
 func newRunCmd() *cobra.Command {
 	var sessionID, model, data string
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   `run [--session ID] "prompt"`,
+		Use:   `run [--session ID] [--json] <prompt…> | -`,
 		Short: "Run one turn: print the assistant's text and each tool call as it happens",
 		Long: `Runs one turn in a new session (or the given one) and prints the assistant's
-text on stdout and each tool call on stderr as it happens. Without a provider in the
-config it uses the built-in offline model: a line "/tool <id> <json-args>" in the
-prompt makes it call that tool. Ctrl-C cancels the turn. The exit status is non-zero
-when the turn fails.
+text on stdout and each tool call on stderr as it happens. The words after run are the
+prompt, joined by spaces (podcode run summarise README.md); a lone - reads the prompt
+from standard input. Put -- before a prompt that starts with a dash.
+
+Without a provider in the config it uses the built-in offline model: a line
+"/tool <id> <json-args>" in the prompt makes it call that tool.
+
+--json prints the turn's events on stdout instead, one JSON object a line: the events
+GET /events of the HTTP API streams (the same objects), of this session and of the
+sub-agents it starts.
+
+When a tool call needs permission ("ask"), the question goes to the terminal; when
+nobody can answer it (standard input is not a terminal, is closed, or held the prompt)
+the call is refused, as every "ask" without an answer is, and the question and the
+refusal are shown. Ctrl-C cancels the turn. The exit status is non-zero when the turn
+fails.
 
 ` + dataHelp,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			prompt, fromStdin, err := readPrompt(args, cmd.InOrStdin())
+			if err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(cmdContext(cmd), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return bootedWith(ctx, withData(data), func(a *app.App) error {
@@ -44,21 +62,28 @@ when the turn fails.
 					return err
 				}
 				defer st.Close()
-				if isTerminal(os.Stdin) {
-					a.Guard.Asker = &terminalAsker{in: bufio.NewReader(os.Stdin), out: cmd.ErrOrStderr()}
+				a.Guard.Asker = stdinAsker(cmd, fromStdin)
+				out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+				var onEvent func(agent.Event)
+				var events *jsonEvents
+				printer := &turnPrinter{out: out, err: errOut}
+				if asJSON {
+					events = &jsonEvents{w: out, redact: a.Redact.String}
+					defer a.Bus.Subscribe("", "podcode run --json", events.publish)()
+				} else {
+					onEvent = printer.event
 				}
 				ag := agent.New(a, st)
 				if sessionID == "" {
-					sess, err := ag.NewSession(ctx, agent.SessionRequest{Channel: "cli", Model: model, Title: title(args[0])})
+					sess, err := ag.NewSession(ctx, agent.SessionRequest{Channel: "cli", Model: model, Title: title(prompt)})
 					if err != nil {
 						return err
 					}
 					sessionID = sess.ID
 				}
-				out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
-				printer := &turnPrinter{out: out, err: errOut}
-				_, err = ag.Run(ctx, agent.TurnRequest{SessionID: sessionID, Prompt: args[0], Channel: "cli", OnEvent: printer.event})
-				printer.finish()
+				events.follow(sessionID)
+				_, err = ag.Run(ctx, agent.TurnRequest{SessionID: sessionID, Prompt: prompt, Channel: "cli", OnEvent: onEvent})
+				printer.finish() // the text's last line ends before the session line
 				fmt.Fprintf(errOut, "session %s\n", sessionID)
 				if errors.Is(ctx.Err(), context.Canceled) {
 					return fmt.Errorf("the turn was cancelled")
@@ -69,8 +94,52 @@ when the turn fails.
 	}
 	cmd.Flags().StringVar(&sessionID, "session", "", "continue this session instead of starting a new one")
 	cmd.Flags().StringVar(&model, "model", "", `the model of a new session, "provider/model" (default: the config's)`)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the turn's events as JSON lines (those GET /events streams) instead of its text")
 	dataFlag(cmd, &data)
 	return cmd
+}
+
+// maxPrompt bounds a prompt read from standard input.
+const maxPrompt = 8 << 20
+
+// readPrompt is the prompt of run's arguments: the words joined by
+// spaces, or, for a lone "-", standard input (fromStdin says so); a "-"
+// among other words is one of them ("compare a - b").
+func readPrompt(args []string, stdin io.Reader) (prompt string, fromStdin bool, err error) {
+	if len(args) == 1 && args[0] == "-" { // among other words, a dash is a word
+		b, err := io.ReadAll(io.LimitReader(stdin, maxPrompt+1))
+		if err != nil {
+			return "", true, fmt.Errorf("reading the prompt from standard input: %w", err)
+		}
+		if len(b) > maxPrompt {
+			return "", true, fmt.Errorf("the prompt on standard input is longer than %d MiB", maxPrompt>>20)
+		}
+		prompt = strings.TrimSpace(string(b))
+		if prompt == "" {
+			return "", true, errors.New("the prompt on standard input is empty")
+		}
+		return prompt, true, nil
+	}
+	prompt = strings.TrimSpace(strings.Join(args, " "))
+	if prompt == "" {
+		return "", false, fmt.Errorf("the prompt is empty\n%s", helpHint("podcode run"))
+	}
+	return prompt, false, nil
+}
+
+// stdinAsker is who answers run's permission questions: the terminal on
+// standard input, or, when there is none to ask, nobody (an asker that
+// shows the question and says why nobody can answer it).
+func stdinAsker(cmd *cobra.Command, promptRead bool) guard.Asker {
+	errOut := cmd.ErrOrStderr()
+	switch f, ok := cmd.InOrStdin().(*os.File); {
+	case promptRead:
+		return &nobody{out: errOut, why: "standard input held the prompt"}
+	case !ok || !isTerminal(f):
+		return &nobody{out: errOut, why: "standard input is not a terminal"}
+	default:
+		return &terminalAsker{in: f, out: errOut}
+	}
 }
 
 func title(prompt string) string {
@@ -119,30 +188,107 @@ func isTerminal(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// terminalAsker asks permission questions on the terminal.
-type terminalAsker struct {
+// question writes q for the person who answers it: the tool, its
+// arguments as indented JSON and why it is asked. The arguments come from
+// the model, the reason from hooks: JSON-encoded and escaped (printable),
+// neither can rewrite what the terminal shows.
+func question(q guard.Question) string {
+	if q.Tool == "prompt" && q.Args == nil { // UserPromptSubmit asked
+		return "? A hook wants the prompt confirmed\n  (" + printable(q.Reason) + ")"
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // "a && b" stays readable
+	enc.SetIndent("    ", "  ")
+	if err := enc.Encode(q.Args); err != nil {
+		b.Reset()
+		fmt.Fprintf(&b, "%v", q.Args)
+	}
+	var w strings.Builder
+	fmt.Fprintf(&w, "? %s wants to run:\n    ", printable(q.Tool))
+	for i, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		if i > 0 {
+			w.WriteString("\n")
+		}
+		w.WriteString(printable(line))
+	}
+	if q.Reason != "" {
+		fmt.Fprintf(&w, "\n  (%s)", printable(q.Reason))
+	}
+	return w.String()
+}
+
+// nobody is the asker of a run that has nobody to ask: it shows the
+// question and answers guard.ErrNobodyToAsk, saying why; the guard then
+// refuses the call, as it refuses every question nobody answers.
+type nobody struct {
 	mu  sync.Mutex
-	in  *bufio.Reader
 	out io.Writer
+	why string
+}
+
+func (n *nobody) Ask(_ context.Context, q guard.Question) (bool, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	fmt.Fprintf(n.out, "%s\n  Nobody can answer (%s): refused.\n", question(q), n.why)
+	return false, fmt.Errorf("%w (%s)", guard.ErrNobodyToAsk, n.why)
+}
+
+// terminalAsker asks permission questions on the terminal. One goroutine
+// reads its input, a line at a time, for as long as the process runs (a
+// read cannot be interrupted); a question takes the first line typed after
+// it was shown. Once the input is closed (Ctrl-D, or it ends), nobody can
+// answer: that question and every later one are refused, saying so.
+type terminalAsker struct {
+	mu     sync.Mutex
+	in     io.Reader
+	out    io.Writer
+	lines  chan string // closed at the end of the input
+	closed bool
 }
 
 func (t *terminalAsker) Ask(ctx context.Context, q guard.Question) (bool, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	// The arguments come from the model, the reason from hooks: shown as
-	// JSON and escaped, neither can rewrite the question on the terminal.
-	args, err := json.Marshal(q.Args)
-	if err != nil {
-		args = fmt.Appendf(nil, "%v", q.Args)
+	if t.lines == nil {
+		t.lines = make(chan string, 16)
+		go func() {
+			defer close(t.lines)
+			r := bufio.NewReader(t.in)
+			for {
+				line, err := r.ReadString('\n')
+				if line != "" || err == nil {
+					t.lines <- line
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
 	}
-	fmt.Fprintf(t.out, "? %s wants to run: %s (%s). Allow? [y/N] ", printable(q.Tool), printable(string(args)), printable(q.Reason))
-	answer := make(chan string, 1)
-	go func() {
-		line, _ := t.in.ReadString('\n')
-		answer <- strings.TrimSpace(strings.ToLower(line))
-	}()
+	// What was typed before the question is not its answer.
+	for drained := false; !drained && !t.closed; {
+		select {
+		case _, ok := <-t.lines:
+			t.closed = !ok
+		default:
+			drained = true
+		}
+	}
+	const why = "standard input is closed"
+	if t.closed {
+		fmt.Fprintf(t.out, "%s\n  Nobody can answer (%s): refused.\n", question(q), why)
+		return false, fmt.Errorf("%w (%s)", guard.ErrNobodyToAsk, why)
+	}
+	fmt.Fprintf(t.out, "%s\n  Allow? [y/N] ", question(q))
 	select {
-	case a := <-answer:
+	case line, ok := <-t.lines:
+		if !ok {
+			t.closed = true
+			fmt.Fprintf(t.out, "\n  Nobody can answer (%s): refused.\n", why)
+			return false, fmt.Errorf("%w (%s)", guard.ErrNobodyToAsk, why)
+		}
+		a := strings.TrimSpace(strings.ToLower(line))
 		return a == "y" || a == "yes", nil
 	case <-ctx.Done():
 		fmt.Fprintln(t.out)

@@ -335,21 +335,36 @@ type Webhook struct {
 
 // ExpandEnv substitutes {env:NAME} in s with the environment variable NAME,
 // in one pass: a value that itself holds {env:...} is not expanded again.
+// An unset variable expands to nothing; ExpandEnvUnset says which were.
 func ExpandEnv(s string) string {
+	out, _ := ExpandEnvUnset(s)
+	return out
+}
+
+// ExpandEnvUnset is ExpandEnv that also returns the names of the variables
+// s names that are not set, each once, in order: a value that silently
+// became empty (a key, a token) is worth a warning that names them.
+func ExpandEnvUnset(s string) (string, []string) {
 	var b strings.Builder
+	var unset []string
 	for {
 		i := strings.Index(s, "{env:")
 		if i < 0 {
 			b.WriteString(s)
-			return b.String()
+			return b.String(), unset
 		}
 		j := strings.IndexByte(s[i:], '}')
 		if j < 0 {
 			b.WriteString(s)
-			return b.String()
+			return b.String(), unset
 		}
 		b.WriteString(s[:i])
-		b.WriteString(os.Getenv(s[i+5 : i+j]))
+		name := s[i+5 : i+j]
+		v, ok := os.LookupEnv(name)
+		if !ok && !slices.Contains(unset, name) {
+			unset = append(unset, name)
+		}
+		b.WriteString(v)
 		s = s[i+j+1:]
 	}
 }

@@ -273,6 +273,18 @@ func TestExpandEnvOnePass(t *testing.T) {
 	}
 }
 
+// An unset variable expands to nothing, and is named; a set one, even
+// empty, is not.
+func TestExpandEnvNamesUnsetVariables(t *testing.T) {
+	t.Setenv("SET_BUT_EMPTY", "")
+	t.Setenv("NOT_SET_AT_ALL", "x")
+	os.Unsetenv("NOT_SET_AT_ALL")
+	got, unset := ExpandEnvUnset("Bearer {env:NOT_SET_AT_ALL}{env:SET_BUT_EMPTY}/{env:NOT_SET_AT_ALL}")
+	if got != "Bearer /" || strings.Join(unset, ",") != "NOT_SET_AT_ALL" {
+		t.Errorf("%q %q", got, unset)
+	}
+}
+
 func TestBadCronWebhookTokenHooks(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{`{"cron": [{"name": "x", "schedule": "* * *", "prompt": "p"}]}`, `key "cron": job "x": schedule "* * *" does not have five fields`},

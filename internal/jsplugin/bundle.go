@@ -15,12 +15,13 @@ import (
 
 	"github.com/evanw/esbuild/pkg/api"
 
+	"github.com/podcode/podcode/internal/jsrt"
 	"github.com/podcode/podcode/internal/trust"
 )
 
 // bundleFormat changes whenever the way bundles are built changes, so that
 // cached bundles from an older Podcode are not reused.
-const bundleFormat = "podcode-bundle-2"
+const bundleFormat = "podcode-bundle-3"
 
 // A bundle is one CommonJS script made by esbuild: a plugin's own code (its
 // files, TypeScript included, with the npm packages it imports left as
@@ -183,14 +184,112 @@ func DefaultCacheDir() string {
 }
 
 // Plugin bundles the plugin at entry (an absolute path).
+//
+// A plugin bundle is compiled as the body of an async function of module,
+// exports and require (see programs.get), so that top-level awaits are
+// awaited. It is CommonJS, with the packages and Node modules it imports
+// left as require calls, unless the plugin awaits at its top level: esbuild
+// keeps top-level await only in ESM output, so such a plugin is an ES module
+// whose would-be import and export statements are calls instead: its
+// default export goes to __podcode_module.exports (the entry is imported by
+// a small module of ours), and every package and Node module it imports is
+// a small CommonJS module of ours calling __podcode_require(spec) (see
+// externals). CommonJS is the usual form because importing such a stand-in
+// copies every export of the package (esbuild's __toESM): 0.3 MiB more per
+// plugin that imports zod.
 func (b *Bundler) Plugin(entry string) (*bundle, error) {
-	return b.build("plugin\x00"+entry, api.BuildOptions{
+	dir := filepath.Dir(entry)
+	opts := api.BuildOptions{
 		EntryPoints: []string{entry},
-		Packages:    api.PackagesExternal,
+		Plugins:     []api.Plugin{b.externals(false)},
 		// goja reads an inline source map: stack traces name the plugin's
 		// own files and lines, TypeScript included, not the bundle's.
-		Sourcemap: api.SourceMapInline,
-	})
+		// Its sources are relative to the entry's folder (the bundle's
+		// outfile is there), where goja resolves them against the
+		// program's name, the entry.
+		Sourcemap:     api.SourceMapInline,
+		AbsWorkingDir: dir,
+	}
+	bu, err := b.build("plugin\x00"+entry, opts)
+	if err == nil || !strings.Contains(err.Error(), "Top-level await is currently not supported") {
+		return bu, err
+	}
+	opts.EntryPoints = nil
+	opts.Stdin = &api.StdinOptions{
+		Contents: "import * as m from " + strconvQuote(entry) + ";\n" +
+			"__podcode_module.exports = { __esModule: true, default: m.default };\n",
+		ResolveDir: dir,
+		Sourcefile: "podcode:entry",
+		Loader:     api.LoaderJS,
+	}
+	opts.Format = api.FormatESModule
+	opts.Plugins = []api.Plugin{b.externals(true)}
+	return b.build("plugin-esm\x00"+entry, opts)
+}
+
+// Namespaces of the modules externals makes.
+const (
+	nsPackage = "podcode-npm"
+	nsBuiltin = "podcode-node"
+)
+
+// externals leaves the npm packages and the Node modules a plugin imports
+// to the runtime: each import stays a require call, or, for ESM output
+// (esm), becomes a CommonJS module of one line,
+// module.exports = __podcode_require(spec); the module system answers
+// with the package's own bundle or the runtime's module. A Node module the
+// runtime does not provide, or Bun's, is an error at bundling, where
+// esbuild names the importing file and line. An import path that looks
+// like a package but resolves to a file of the project (tsconfig paths) is
+// bundled.
+func (b *Bundler) externals(esm bool) api.Plugin {
+	type marker struct{}
+	return api.Plugin{Name: "podcode-externals", Setup: func(build api.PluginBuild) {
+		build.OnResolve(api.OnResolveOptions{Filter: ".*"}, func(args api.OnResolveArgs) (api.OnResolveResult, error) {
+			spec := args.Path
+			if _, again := args.PluginData.(marker); again || args.Namespace != "file" && args.Namespace != "" ||
+				strings.HasPrefix(spec, ".") || strings.HasPrefix(spec, "<") || filepath.IsAbs(spec) {
+				return api.OnResolveResult{}, nil
+			}
+			if spec == "bun" || strings.HasPrefix(spec, "bun:") {
+				return api.OnResolveResult{}, fmt.Errorf("module %q is Bun's and not available to Podcode plugins", spec)
+			}
+			if isBuiltin(spec) {
+				if !slices.Contains(jsrt.BuiltinModules, strings.TrimPrefix(spec, "node:")) {
+					return api.OnResolveResult{}, fmt.Errorf("module %q is not available to Podcode plugins (available: %s)", spec, availableBuiltins())
+				}
+				if !esm {
+					return api.OnResolveResult{Path: spec, External: true}, nil
+				}
+				return api.OnResolveResult{Path: spec, Namespace: nsBuiltin}, nil
+			}
+			// tsconfig paths may map a package-like path to a file of the project.
+			res := build.Resolve(spec, api.ResolveOptions{Kind: args.Kind, ResolveDir: args.ResolveDir, Importer: args.Importer, PluginData: marker{}})
+			if len(res.Errors) == 0 && res.Path != "" && !strings.Contains(filepath.ToSlash(res.Path), "/node_modules/") {
+				return api.OnResolveResult{Path: res.Path, Namespace: res.Namespace}, nil
+			}
+			if !esm {
+				return api.OnResolveResult{Path: spec, External: true}, nil
+			}
+			return api.OnResolveResult{Path: spec, Namespace: nsPackage}, nil
+		})
+		build.OnLoad(api.OnLoadOptions{Filter: ".*", Namespace: nsPackage}, loadExternal)
+		build.OnLoad(api.OnLoadOptions{Filter: ".*", Namespace: nsBuiltin}, loadExternal)
+	}}
+}
+
+func loadExternal(args api.OnLoadArgs) (api.OnLoadResult, error) {
+	code := "module.exports = __podcode_require(" + strconvQuote(args.Path) + ");\n"
+	return api.OnLoadResult{Contents: &code, Loader: api.LoaderJS}, nil
+}
+
+// availableBuiltins lists the Node modules plugins may import.
+func availableBuiltins() string {
+	var names []string
+	for _, m := range jsrt.BuiltinModules {
+		names = append(names, "node:"+m)
+	}
+	return strings.Join(names, ", ")
 }
 
 // Package bundles the npm package spec as imported from dir.
@@ -245,17 +344,25 @@ func (b *Bundler) buildOnce(key string, opts api.BuildOptions) (*bundle, error) 
 	opts.Bundle = true
 	opts.Write = false
 	opts.Metafile = true
-	opts.Format = api.FormatCommonJS
+	if opts.Format == api.FormatDefault {
+		opts.Format = api.FormatCommonJS
+	}
 	opts.Platform = api.PlatformNode // node builtins stay require calls; the runtime provides some
 	opts.Target = api.ESNext
 	opts.MainFields = []string{"module", "main"}
 	opts.Conditions = []string{"import", "require", "default"}
 	opts.LogLevel = api.LogLevelSilent
 	opts.Outfile = "bundle.js"
-	opts.Plugins = append(opts.Plugins, b.bounded())
+	// goja has async functions and generators but not async generators
+	// or for await: esbuild lowers them. Nor does it parse explicit
+	// resource management
+	// using declarations and import.meta neither ("import.meta" becomes an
+	// empty object, as esbuild does for CommonJS).
+	opts.Supported = map[string]bool{"async-generator": false, "for-await": false, "using": false, "import-meta": false}
+	opts.Plugins = append([]api.Plugin{b.bounded()}, opts.Plugins...)
 	res := api.Build(opts)
 	if len(res.Errors) > 0 {
-		return nil, buildError(res.Errors)
+		return nil, buildError(res.Errors, opts.AbsWorkingDir)
 	}
 	var meta struct {
 		Inputs map[string]struct {
@@ -274,8 +381,17 @@ func (b *Bundler) buildOnce(key string, opts api.BuildOptions) (*bundle, error) 
 			bu.Code = string(f.Contents)
 		}
 	}
-	cwd, _ := os.Getwd()
+	cwd := opts.AbsWorkingDir
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
 	for path, in := range meta.Inputs {
+		if spec, ok := strings.CutPrefix(path, nsPackage+":"); ok {
+			if !slices.Contains(bu.Packages, spec) {
+				bu.Packages = append(bu.Packages, spec)
+			}
+			continue
+		}
 		if strings.HasPrefix(path, "<stdin>") || strings.Contains(path, ":") && !filepath.IsAbs(path) {
 			continue
 		}
@@ -289,7 +405,7 @@ func (b *Bundler) buildOnce(key string, opts api.BuildOptions) (*bundle, error) 
 		}
 		bu.Inputs = append(bu.Inputs, input{Path: abs, Hash: h})
 		for _, imp := range in.Imports {
-			if imp.External && !isBuiltin(imp.Path) && !slices.Contains(bu.Packages, imp.Path) {
+			if imp.External && !isBuiltin(imp.Path) && !strings.HasPrefix(imp.Path, "<") && !slices.Contains(bu.Packages, imp.Path) {
 				bu.Packages = append(bu.Packages, imp.Path)
 			}
 		}
@@ -302,14 +418,23 @@ func (b *Bundler) buildOnce(key string, opts api.BuildOptions) (*bundle, error) 
 	return bu, nil
 }
 
-// buildError turns esbuild's messages into one error naming file, line and
-// what went wrong ("Could not resolve "zod"" for a missing package).
-func buildError(msgs []api.Message) error {
+// buildError turns esbuild's messages into one error naming file (by its
+// absolute path: esbuild's are relative to dir, its working directory, or
+// the process's), line and what went wrong ("Could not resolve "zod"" for a
+// missing package).
+func buildError(msgs []api.Message, dir string) error {
 	var parts []string
 	for _, m := range msgs {
 		s := m.Text
-		if l := m.Location; l != nil && !strings.HasPrefix(l.File, "podcode:") {
-			s = fmt.Sprintf("%s:%d:%d: %s", l.File, l.Line, l.Column+1, m.Text)
+		if l := m.Location; l != nil && !internalFile(l.File) {
+			file := l.File
+			if !filepath.IsAbs(file) && !strings.Contains(file, ":") {
+				if dir == "" {
+					dir, _ = os.Getwd()
+				}
+				file = filepath.Join(dir, file)
+			}
+			s = fmt.Sprintf("%s:%d:%d: %s", file, l.Line, l.Column+1, m.Text)
 		}
 		parts = append(parts, s)
 	}
@@ -377,4 +502,15 @@ func (b *Bundler) store(file string, bu *bundle) {
 	if err := os.Rename(tmp.Name(), file); err != nil && !errors.Is(err, fs.ErrExist) {
 		os.Remove(tmp.Name())
 	}
+}
+
+// internalFile reports whether an esbuild location is a module of ours
+// (the entry importer, a package's or a Node module's stand-in).
+func internalFile(name string) bool {
+	for _, p := range []string{"podcode:", nsPackage + ":", nsBuiltin + ":", "<stdin>"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -60,7 +60,8 @@ type Options struct {
 }
 
 // Set is the loaded plugins, in pipeline order. A plugin stopped for its
-// memory (see Plugin.Status) stays in Plugins but leaves With.
+// memory (see Plugin.Status) stays in Plugins but leaves With, and so does
+// a suspended hook (see SuspendAfter).
 type Set struct {
 	Plugins  []*Plugin
 	Warnings []string // every problem met while loading, each naming its plugin
@@ -77,7 +78,8 @@ func (s *Set) With(hook string) []*Plugin {
 	return nil
 }
 
-// index rebuilds With from the plugins that still run.
+// index rebuilds With from the plugins that still run and their hooks that
+// are not suspended.
 func (s *Set) index() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -87,6 +89,9 @@ func (s *Set) index() {
 			continue
 		}
 		for _, h := range p.Hooks {
+			if i := hookIndex(h); i >= 0 && p.health[i].suspended.Load() {
+				continue
+			}
 			m[h] = append(m[h], p)
 		}
 	}
@@ -244,7 +249,7 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 	for _, spec := range bu.Packages {
 		pb, err := l.o.Bundler.Package(spec, filepath.Dir(entry))
 		if err == nil {
-			packages[spec], err = l.programs.get("podcode:npm/"+spec, pb.Code)
+			packages[spec], err = l.programs.get("podcode:npm/"+spec, pb.Code, false)
 		}
 		if err != nil {
 			return cannotLoad(err, "package", spec)
@@ -261,7 +266,7 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 			return nil
 		}
 	}
-	main, err := l.programs.get(entry, bu.Code)
+	main, err := l.programs.get(entry, bu.Code, true)
 	if err != nil {
 		return cannotLoad(err)
 	}
@@ -285,21 +290,24 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 	defer cancel()
 	var server goja.Callable
 	var def *goja.Object
-	// Steps 3 and 4: import and validate.
-	err = rt.Do(bootCtx, func(vm *goja.Runtime) error {
+	// Steps 3 and 4: import (awaiting the module's top-level awaits) and
+	// validate.
+	var module *goja.Object
+	_, err = rt.Call(bootCtx, func(vm *goja.Runtime) (goja.Value, error) {
 		ms := newModuleSystem(rt, vm, packages)
-		exports, err := ms.eval(main, "")
-		if err != nil {
-			return err
-		}
-		def = defaultExport(vm, exports)
+		p.modules = ms
+		done, mod, err := ms.evalPlugin(main)
+		module = mod
+		return done, err
+	}, func(vm *goja.Runtime, _ goja.Value) (any, error) {
+		def = defaultExport(vm, module.Get("exports"))
 		if def == nil {
-			return errNoDefault
+			return nil, errNoDefault
 		}
 		id := def.Get("id")
 		fn, isFn := goja.AssertFunction(def.Get("server"))
 		if id == nil || goja.IsUndefined(id) || !isString(id) || !isFn {
-			return errNoDefault
+			return nil, errNoDefault
 		}
 		p.ID, server = id.String(), fn
 		helpers, err := toolsProgram()
@@ -308,10 +316,11 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 			if h, err = vm.RunProgram(helpers); err == nil {
 				obj := h.ToObject(vm)
 				p.jsonSchema, _ = goja.AssertFunction(obj.Get("jsonSchema"))
+				p.canValidate, _ = goja.AssertFunction(obj.Get("canValidate"))
 				p.validateArgs, _ = goja.AssertFunction(obj.Get("validate"))
 			}
 		}
-		return err
+		return nil, err
 	})
 	switch {
 	case errors.Is(err, errNoDefault):

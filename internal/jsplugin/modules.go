@@ -2,11 +2,15 @@ package jsplugin
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
 
 	"github.com/podcode/podcode/internal/jsrt"
 )
@@ -38,8 +42,15 @@ type programEntry struct {
 	err  error
 }
 
-func (ps *programs) get(name, code string) (*goja.Program, error) {
+// get compiles a package bundle (CommonJS: a function of module, exports
+// and require) or, when plugin is set, a plugin bundle (the body of an async
+// function that also gets the module as __podcode_module and require as
+// __podcode_require: see Bundler.Plugin).
+func (ps *programs) get(name, code string, plugin bool) (*goja.Program, error) {
 	key := sha256.Sum256([]byte(code))
+	if plugin {
+		key[0] ^= 1 // never the same entry as a package bundle of the same text
+	}
 	ps.mu.Lock()
 	if ps.m == nil {
 		ps.m = map[[32]byte]*programEntry{}
@@ -52,7 +63,16 @@ func (ps *programs) get(name, code string) (*goja.Program, error) {
 	ps.mu.Unlock()
 	e.once.Do(func() {
 		// A CommonJS module is a function of module, exports and require.
-		e.p, e.err = goja.Compile(name, "(function (module, exports, require) {"+code+"\n})", false)
+		head := "(function (module, exports, require) {"
+		var sm *sourceMap
+		if plugin {
+			head = "(async function (module, exports, require, __podcode_module, __podcode_require) {"
+			if code, sm = splitSourceMap(code); sm != nil {
+				sm.shift(len(head))
+				code += sm.inline()
+			}
+		}
+		e.p, e.err = compile(name, head+code+"\n})", sm)
 	})
 	return e.p, e.err
 }
@@ -81,6 +101,21 @@ func newModuleSystem(rt *jsrt.Runtime, vm *goja.Runtime, packages map[string]*go
 	return m
 }
 
+// loaded is a JavaScript array of the exports of the packages evaluated so
+// far, by specifier: where tools.js looks for the zod copy of a schema.
+func (m *moduleSystem) loaded() goja.Value {
+	specs := make([]string, 0, len(m.cache))
+	for spec := range m.cache {
+		specs = append(specs, spec)
+	}
+	slices.Sort(specs)
+	out := make([]any, len(specs))
+	for i, spec := range specs {
+		out[i] = m.cache[spec]
+	}
+	return m.vm.NewArray(out...)
+}
+
 func (m *moduleSystem) load(spec string) (goja.Value, error) {
 	if v, ok := m.cache[spec]; ok {
 		return v, nil
@@ -96,6 +131,25 @@ func (m *moduleSystem) load(spec string) (goja.Value, error) {
 		return nil, fmt.Errorf("cannot find module %q", spec)
 	}
 	return m.eval(prg, spec)
+}
+
+// evalPlugin starts the plugin's own bundle and returns what its async
+// function returned (a promise) and its module, whose exports are the
+// plugin's once the promise settled.
+func (m *moduleSystem) evalPlugin(prg *goja.Program) (goja.Value, *goja.Object, error) {
+	fn, err := m.vm.RunProgram(prg)
+	if err != nil {
+		return nil, nil, err
+	}
+	call, ok := goja.AssertFunction(fn)
+	if !ok {
+		return nil, nil, fmt.Errorf("the plugin's bundle is not a module function")
+	}
+	module := m.vm.NewObject()
+	exports := m.vm.NewObject()
+	module.Set("exports", exports)
+	done, err := call(goja.Undefined(), module, exports, m.require, module, m.require)
+	return done, module, err
 }
 
 // eval runs a compiled CommonJS bundle and returns its module.exports.
@@ -123,4 +177,41 @@ func (m *moduleSystem) eval(prg *goja.Program, spec string) (goja.Value, error) 
 		m.cache[spec] = out
 	}
 	return out, nil
+}
+
+// compile is goja.Compile, keeping the parser's errors to place them
+// with sm (goja's own Compile turns them into text).
+func compile(name, src string, sm *sourceMap) (*goja.Program, error) {
+	prg, err := parser.ParseFile(nil, name, src, 0)
+	if err != nil {
+		return nil, syntaxError(err, name, sm)
+	}
+	return goja.CompileAST(prg, false)
+}
+
+// syntaxError names the plugin's own file, line and column in a parse
+// error of its bundle (goja reads the bundle's source map only once it
+// parsed the whole bundle, so its parse errors give the bundle's lines).
+// entry is the bundle's name: the map's sources are relative to its folder.
+func syntaxError(err error, entry string, sm *sourceMap) error {
+	var list parser.ErrorList
+	if !errors.As(err, &list) || len(list) == 0 {
+		return fmt.Errorf("SyntaxError: %w", err)
+	}
+	if sm == nil {
+		return fmt.Errorf("SyntaxError: %w", err)
+	}
+	pos := list[0].Position
+	src, line, col, ok := sm.lookup(pos.Line, pos.Column)
+	if !ok {
+		return fmt.Errorf("SyntaxError: %w", err)
+	}
+	if !filepath.IsAbs(src) {
+		src = filepath.Join(filepath.Dir(entry), filepath.FromSlash(src))
+	}
+	more := ""
+	if len(list) > 1 {
+		more = fmt.Sprintf(" (and %d more errors)", len(list)-1)
+	}
+	return fmt.Errorf("%s:%d:%d: SyntaxError: %s%s", src, line, col, list[0].Message, more)
 }

@@ -9,7 +9,10 @@
 //     included) into one CommonJS script; the npm packages it imports are
 //     bundled separately, once, and shared (see Bundler, programs). A missing
 //     package is a load error that names it.
-//  3. Import: the bundle runs in the plugin's own runtime (jsrt).
+//  3. Import: the bundle runs in the plugin's own runtime (jsrt); its
+//     top-level awaits are awaited, within the boot deadline. A Node module
+//     the runtime lacks (or Bun's) already failed step 2, naming the
+//     importing file and line.
 //  4. Validate (P1): the default export must be an object with a string id
 //     and a function server; CommonJS module.exports counts as the default
 //     export (P3). Otherwise the warning of P2 is logged and the plugin is
@@ -23,7 +26,8 @@
 //     plugin with the same id removes the earlier one entirely.
 //
 // There is no unload or reload (P12): Close only stops the runtimes when
-// the server stops.
+// the server stops. A hook that keeps timing out is suspended for the rest
+// of the server's life (SuspendAfter).
 //
 // # Resource limits
 //
@@ -70,6 +74,29 @@ const (
 // Hooks lists the hooks in the order they are documented.
 var Hooks = []string{HookTool, HookChatParams, HookToolBefore, HookToolAfter}
 
+// hookIndex is hook's place in Hooks, -1 for another name.
+func hookIndex(hook string) int {
+	switch hook {
+	case HookTool:
+		return 0
+	case HookChatParams:
+		return 1
+	case HookToolBefore:
+		return 2
+	case HookToolAfter:
+		return 3
+	}
+	return -1
+}
+
+// SuspendAfter is how many timeouts in a row of one hook of one plugin
+// suspend that hook (each costs the caller the hook timeout, 5 s by
+// default). A suspended hook is no longer called (it leaves Set.With)
+// until the server restarts, since plugins are never reloaded; the
+// plugin's other hooks, tools and listeners go on. A call that settles in
+// time with a value resets the count; a throw neither counts nor resets.
+const SuspendAfter = 3
+
 // Plugin is one loaded plugin.
 type Plugin struct {
 	ID     string `json:"id"`
@@ -93,6 +120,7 @@ type Plugin struct {
 	nextSub     int                 // under mu
 	events      eventQueue          // its bus events waiting for its loop
 	set         atomic.Pointer[Set] // the set it is in, told when it stops
+	health      [4]hookHealth       // by hookIndex: timeouts in a row, suspension
 
 	// Loop goroutine only (and, once the loop ended, the goroutine that
 	// lets go of them: see stopped).
@@ -102,7 +130,9 @@ type Plugin struct {
 	lifeFns      map[plugin.HookEvent]goja.Callable
 	toolFns      map[string]toolFns
 	jsonSchema   goja.Callable // tools.js: a tool's parameters as JSON Schema
+	canValidate  goja.Callable // tools.js: whether validateArgs checks a schema itself
 	validateArgs goja.Callable // tools.js: arguments checked with a tool's own schema
+	modules      *moduleSystem // its module system, where tools.js finds a schema's zod
 }
 
 // toolFns are what a tool of the plugin calls into.
@@ -111,12 +141,63 @@ type toolFns struct {
 	schema  goja.Value
 }
 
-// Status is "running", or "stopped: " and why.
+// hookHealth is one hook's record of timeouts (see SuspendAfter).
+type hookHealth struct {
+	timeouts  atomic.Int32 // in a row
+	suspended atomic.Bool
+}
+
+// Status is "running", "running; suspended: " and the suspended hooks, or
+// "stopped: " and why.
 func (p *Plugin) Status() string {
 	if err := p.Err(); err != nil {
 		return "stopped: " + err.Error()
 	}
+	if s := p.Suspended(); len(s) > 0 {
+		return fmt.Sprintf("running; suspended after %d timeouts in a row: %s", SuspendAfter, strings.Join(s, ", "))
+	}
 	return "running"
+}
+
+// Suspended lists the plugin's suspended hooks (see SuspendAfter), in
+// Hooks order.
+func (p *Plugin) Suspended() []string {
+	var out []string
+	for i, h := range Hooks {
+		if p.health[i].suspended.Load() {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// HookTimedOut records that a call of hook timed out (or was stopped for
+// spinning). The SuspendAfter-th in a row suspends the hook: it is logged
+// once, with the plugin and the hook, and the hook leaves Set.With.
+// HookTimedOut reports whether this call suspended it.
+func (p *Plugin) HookTimedOut(hook string) bool {
+	i := hookIndex(hook)
+	if i < 0 {
+		return false
+	}
+	h := &p.health[i]
+	if h.timeouts.Add(1) < SuspendAfter || !h.suspended.CompareAndSwap(false, true) {
+		return false
+	}
+	p.rt.Log().Error("plugin: hook suspended after timing out repeatedly; it is not called again until the server restarts",
+		"hook", hook, "timeouts", SuspendAfter)
+	if s := p.set.Load(); s != nil {
+		s.index()
+	}
+	return true
+}
+
+// HookSucceeded records that a call of hook settled in time with a value:
+// its timeouts no longer run in a row.
+func (p *Plugin) HookSucceeded(hook string) {
+	if i := hookIndex(hook); i >= 0 && p.health[i].timeouts.Load() != 0 {
+		p.health[i].timeouts.Store(0)
+	}
 }
 
 // Err is why the plugin was stopped (its runtime held more than its memory
@@ -131,6 +212,7 @@ func (p *Plugin) Err() error { return p.rt.Err() }
 func (p *Plugin) stopped(err error) {
 	p.unsubscribe()
 	p.hooks, p.fns, p.life, p.lifeFns, p.toolFns, p.jsonSchema, p.validateArgs = nil, nil, nil, nil, nil, nil, nil
+	p.canValidate, p.modules = nil, nil
 	if s := p.set.Load(); s != nil {
 		s.index()
 	}
@@ -272,7 +354,7 @@ func (p *Plugin) toolDef(vm *goja.Runtime, v goja.Value) (*tool.Def, error) {
 		desc = d.String()
 	}
 	schemaVal := obj.Get("parameters")
-	js, err := p.jsonSchema(goja.Undefined(), schemaVal)
+	js, err := p.jsonSchema(goja.Undefined(), schemaVal, p.modules.loaded())
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: parameters: %w", id, err)
 	}
@@ -296,7 +378,7 @@ func (p *Plugin) toolDef(vm *goja.Runtime, v goja.Value) (*tool.Def, error) {
 		Execute: func(ctx context.Context, call tool.Call, args map[string]any) (tool.Result, error) {
 			return p.execute(ctx, name, call, args)
 		}}
-	if s, ok := schemaVal.(*goja.Object); ok && s.Get("~standard") != nil && !goja.IsUndefined(s.Get("~standard")) {
+	if ok, err := p.canValidate(goja.Undefined(), schemaVal); err == nil && ok.ToBoolean() {
 		def.Validate = func(ctx context.Context, args map[string]any) (map[string]any, error) {
 			return p.validate(ctx, name, args)
 		}
@@ -304,8 +386,9 @@ func (p *Plugin) toolDef(vm *goja.Runtime, v goja.Value) (*tool.Def, error) {
 	return def, nil
 }
 
-// validate checks args with the tool's own schema (zod's ~standard.validate)
-// and returns the parsed value, so defaults and transforms apply.
+// validate checks args with the tool's own schema (a Standard Schema's
+// validate, or zod 3.23's safeParseAsync) and returns the parsed value, so
+// defaults and transforms apply.
 func (p *Plugin) validate(ctx context.Context, id string, args map[string]any) (map[string]any, error) {
 	ctx, cancel := context.WithTimeout(ctx, hookToolTimeout)
 	defer cancel()

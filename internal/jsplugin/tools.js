@@ -1,7 +1,8 @@
 // Helpers for plugin tools, evaluated in each plugin's runtime: the JSON
 // Schema the model reads, and argument validation with the tool's own
-// schema. parameters may be a zod 4 schema, a zod 3 schema, any Standard
-// Schema that can describe itself as JSON Schema, or a plain JSON Schema.
+// schema. parameters may be a zod 4 schema (4.0 on, "zod" or "zod/v4"), a
+// zod 3 schema (3.23 on), any Standard Schema that can describe itself as
+// JSON Schema, or a plain JSON Schema.
 (function () {
   "use strict";
 
@@ -78,7 +79,39 @@
     return out;
   }
 
-  function jsonSchema(schema) {
+  // zod 4.0 and 4.1 schemas have no toJSONSchema method: the function is
+  // the package's (z.toJSONSchema), and a schema must be described by the
+  // zod copy that made it. Every zod 4 schema records the class that made
+  // it (_zod.constr); the copy is the loaded module (or a namespace one
+  // property down: z, default, tool.schema) that exports that class and a
+  // toJSONSchema function. modules are the plugin's loaded packages.
+  const exported = new WeakMap(); // namespace → Set of its exported values
+  function zodCopyOf(schema, modules) {
+    const constr = schema._zod && schema._zod.constr;
+    if (typeof constr !== "function") return undefined;
+    const owns = (ns) => {
+      if (!ns || (typeof ns !== "object" && typeof ns !== "function") || typeof ns.toJSONSchema !== "function") return false;
+      let values = exported.get(ns);
+      if (!values) {
+        values = new Set();
+        for (const k of Object.keys(ns)) values.add(ns[k]);
+        exported.set(ns, values);
+      }
+      return values.has(constr);
+    };
+    for (const m of modules || []) {
+      if (!m || (typeof m !== "object" && typeof m !== "function")) continue;
+      if (owns(m)) return m;
+      for (const k of Object.keys(m)) {
+        const v = m[k];
+        if (owns(v)) return v;
+        if (v && (typeof v === "object" || typeof v === "function") && owns(v.schema)) return v.schema;
+      }
+    }
+    return undefined;
+  }
+
+  function jsonSchema(schema, modules) {
     if (schema === undefined || schema === null) return { type: "object", properties: {} };
     if (typeof schema !== "object") throw new TypeError("parameters must be a zod schema or a JSON Schema object");
     const std = schema["~standard"];
@@ -86,22 +119,42 @@
       return std.jsonSchema.input({ target: "draft-2020-12" });
     }
     if (typeof schema.toJSONSchema === "function") return schema.toJSONSchema();
+    if (schema._zod) {
+      const z = zodCopyOf(schema, modules);
+      // io "input": what the model sends, so a field with a default is optional.
+      if (z) return z.toJSONSchema(schema, { target: "draft-2020-12", io: "input" });
+      throw new TypeError("parameters: a zod 4 schema whose zod cannot be found among the packages the plugin imports " +
+        "(zod 4.0 and 4.1 describe a schema with the package's toJSONSchema function; import zod as a package, not bundled into the plugin)");
+    }
     if (isZod3(schema)) return Object.assign({ $schema: "https://json-schema.org/draft/2020-12/schema" }, zod3(schema));
     if (std) throw new TypeError("parameters: this schema library (" + std.vendor + ") cannot describe itself as JSON Schema");
     return schema;
   }
 
+  // canValidate reports whether validate checks values of schema itself:
+  // a Standard Schema (zod 3.24 and later), or zod 3 before Standard
+  // Schema (3.23) through safeParseAsync.
+  function canValidate(schema) {
+    if (!schema || typeof schema !== "object") return false;
+    const std = schema["~standard"];
+    if (std && typeof std.validate === "function") return true;
+    return isZod3(schema) && typeof schema.safeParseAsync === "function";
+  }
+
+  const issue = (i) => ({ path: (i.path || []).map((p) => (p && typeof p === "object" ? p.key : p)).join("."), message: i.message });
+
   // validate returns {value} or {issues: [{path, message}]}; a plain JSON
   // Schema is validated by the host instead (native: false).
   function validate(schema, value) {
     const std = schema && schema["~standard"];
-    if (!std || typeof std.validate !== "function") return { native: false };
-    const done = (r) => r.issues
-      ? { issues: r.issues.map((i) => ({ path: (i.path || []).map((p) => (p && typeof p === "object" ? p.key : p)).join("."), message: i.message })) }
-      : { value: r.value };
+    if (!std || typeof std.validate !== "function") {
+      if (!canValidate(schema)) return { native: false };
+      return schema.safeParseAsync(value).then((r) => (r.success ? { value: r.data } : { issues: r.error.issues.map(issue) }));
+    }
+    const done = (r) => (r.issues ? { issues: r.issues.map(issue) } : { value: r.value });
     const r = std.validate(value);
     return r && typeof r.then === "function" ? r.then(done) : done(r);
   }
 
-  return { jsonSchema, validate };
+  return { jsonSchema, canValidate, validate };
 })()

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -168,10 +169,19 @@ func (r *Runtime) AbortSignal(ctx context.Context) (signal goja.Value, stop func
 	return signal, stop, nil
 }
 
-// Builtin returns the Node module Podcode provides for spec (node:path,
-// node:fs/promises, with or without the node: prefix). Loop goroutine only.
+// BuiltinModules are the Node modules the prelude provides (without the
+// node: prefix), for checks made before any runtime exists: bundling
+// refuses a plugin that imports another one. The prelude's modules object
+// must list exactly these.
+var BuiltinModules = []string{"fs/promises", "path", "path/posix"}
+
+// Builtin returns the Node module Podcode provides for spec (one of
+// BuiltinModules, with or without the node: prefix). Loop goroutine only.
 func (r *Runtime) Builtin(spec string) (goja.Value, bool) {
 	name := strings.TrimPrefix(spec, "node:")
+	if !slices.Contains(BuiltinModules, name) {
+		return nil, false
+	}
 	v := r.host.modules.Get(name)
 	if v == nil || goja.IsUndefined(v) {
 		return nil, false

@@ -18,6 +18,10 @@
 //     ignored, and a synchronous spin is stopped by the runtime). Either way
 //     its contribution is discarded, the pipeline continues from the value it
 //     was given, later plugins still run, and the turn is never interrupted.
+//   - Suspension: after jsplugin.SuspendAfter (3) timeouts in a row of one
+//     hook of one plugin, that hook is suspended until the server restarts
+//     (logged once, shown in the plugin's Status); a call that settles in
+//     time with a value resets the count.
 //
 // Every run returns its steps (plugin, outcome, duration), for logs, the
 // event bus and the API.
@@ -106,12 +110,17 @@ func (r *Runner) Run(ctx context.Context, hook string, value map[string]any) (ma
 			st.Outcome = TimedOut
 			r.log().Warn(fmt.Sprintf("plugin: hook exceeded %dms; dropping its contribution", limit.Milliseconds()),
 				"plugin", p.ID, "hook", hook)
+			if p.HookTimedOut(hook) {
+				st.Error = fmt.Sprintf("suspended after %d timeouts in a row", jsplugin.SuspendAfter)
+			}
 		case err != nil:
 			st.Outcome, st.Error = Threw, err.Error()
 			r.log().Warn("plugin: hook threw", "plugin", p.ID, "hook", hook, "error", err.Error())
 		case jsrt.IsUndefined(out):
 			st.Outcome = Unchanged
+			p.HookSucceeded(hook)
 		default:
+			p.HookSucceeded(hook)
 			m, ok := out.(map[string]any)
 			if !ok {
 				st.Outcome = Invalid

@@ -168,6 +168,7 @@ func NewCatalog(cfg *config.Config) *Catalog {
 			c.models[name] = model
 		}
 	}
+	c.Warnings = append(c.Warnings, unsetEnv(cfg)...)
 	if cfg.Model != "" {
 		c.def = cfg.Model
 	}
@@ -184,6 +185,48 @@ func NewCatalog(cfg *config.Config) *Catalog {
 		}
 	}
 	return c
+}
+
+// unsetEnv warns about each {env:NAME} of the providers' connection
+// settings whose variable is not set: the value silently becomes empty
+// (a key, an endpoint), and the provider's answer (401, a refused
+// connection) would not say why. Each warning names the variable and
+// where the setting was written: file, position and key.
+func unsetEnv(cfg *config.Config) []string {
+	var out []string
+	check := func(key string, opts map[string]any) {
+		for _, k := range []string{"baseURL", "apiKey", "headers", "replay"} {
+			var values []string
+			switch v := opts[k].(type) {
+			case string:
+				values = []string{v}
+			case map[string]any:
+				for _, name := range slices.Sorted(maps.Keys(v)) {
+					if s, ok := v[name].(string); ok {
+						values = append(values, s)
+					}
+				}
+			}
+			at := config.FileName + `: key "` + key + "." + k + `"`
+			if o := cfg.Origins(key + "." + k); len(o) > 0 {
+				at = o[len(o)-1].At()
+			}
+			for _, v := range values {
+				_, unset := config.ExpandEnvUnset(v)
+				for _, name := range unset {
+					out = append(out, fmt.Sprintf("%s: the environment variable %s is not set, so {env:…} gives an empty value", at, name))
+				}
+			}
+		}
+	}
+	for _, pid := range slices.Sorted(maps.Keys(cfg.Provider)) {
+		p := cfg.Provider[pid]
+		check("provider."+pid+".options", p.Options)
+		for _, mid := range slices.Sorted(maps.Keys(p.Models)) {
+			check("provider."+pid+".models."+mid+".options", p.Models[mid].Options)
+		}
+	}
+	return out
 }
 
 // pinReplay pins a replay the project's file set (key) to the content it

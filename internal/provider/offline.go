@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -18,8 +19,18 @@ import (
 //     tool has answered since, it calls those tools, one call per line, in
 //     order;
 //   - otherwise it answers with text: the last tool result if there is one
-//     since the latest user message, else the prompt itself.
+//     since the latest user message, else the prompt itself; on the first
+//     answer of a session on the cli channel (`podcode run`), the echo
+//     adds Intro, for whoever expected a real model to answer.
 type OfflineModel struct{}
+
+// Intro is what the offline model tells a new user, after its first echo
+// in a session of `podcode run`: what answered, and where it says how to
+// configure a real model.
+const Intro = "(This is Podcode's built-in offline model: no model provider is configured, so it echoes " +
+	"your prompt, and a line \"/tool <id> <json-args>\" makes it call that tool. To talk to a real model, add an " +
+	"OpenAI-compatible provider (OpenAI, OpenRouter, Ollama, vLLM, llama.cpp) and its key to your podcode.json: " +
+	"docs/providers.md says how.)"
 
 // Stream implements Provider.
 func (OfflineModel) Stream(ctx context.Context, req Request, onEvent func(Event)) (Response, error) {
@@ -62,6 +73,9 @@ func (OfflineModel) Stream(ctx context.Context, req Request, onEvent func(Event)
 		res.Text = "You said: " + prompt
 		for _, p := range problems {
 			res.Text += "\n(" + p + ")"
+		}
+		if req.Channel == "cli" && !slices.ContainsFunc(req.Messages, func(m chat.Message) bool { return m.Role == chat.RoleAssistant }) {
+			res.Text += "\n\n" + Intro
 		}
 		res.StopReason = "stop"
 	}

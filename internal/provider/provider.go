@@ -23,6 +23,9 @@ type Request struct {
 	System   string
 	Messages []chat.Message
 	Tools    []ToolSpec
+	// Channel is the turn's channel (cli, api, cron, webhook): the offline
+	// model introduces itself to a person at a terminal only.
+	Channel string
 }
 
 // Event is a piece of a streamed response.

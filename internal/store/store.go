@@ -5,8 +5,10 @@
 //
 // Durability: every write is its own transaction, committed before the
 // call returns, so whatever Podcode acknowledged survives a crash. On open,
-// sessions and messages left "running" by a server that died are marked
-// interrupted.
+// sessions left "running" by a server that died are marked interrupted;
+// the tool calls their turns left without a result get one when the
+// session's next turn starts (CloseOpenCalls): a provider refuses a
+// history with an unanswered call.
 //
 // Tenancy: every session has an owner (its tenant: see TenantKey); lookups
 // by a tenant never see another tenant's sessions.
@@ -259,6 +261,19 @@ func (s *Store) AddUsage(ctx context.Context, id string, u chat.Usage) error {
 func (s *Store) AppendMessage(ctx context.Context, m *chat.Message) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	defer tx.Rollback()
+	if err := appendTx(ctx, tx, m); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// appendTx is AppendMessage within tx; the caller holds writeMu.
+func appendTx(ctx context.Context, tx *sql.Tx, m *chat.Message) error {
 	if m.ID == "" {
 		m.ID = chat.NewID("msg")
 	}
@@ -268,11 +283,6 @@ func (s *Store) AppendMessage(ctx context.Context, m *chat.Message) error {
 	if m.Status == "" {
 		m.Status = chat.StatusComplete
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	defer tx.Rollback()
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?`, m.SessionID).Scan(&m.Seq); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -287,7 +297,46 @@ func (s *Store) AppendMessage(ctx context.Context, m *chat.Message) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, millis(time.Now()), m.SessionID); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
-	return tx.Commit()
+	return nil
+}
+
+// CloseOpenCalls answers the tool calls a stopped turn left without a
+// result (chat.OpenCalls: those of the session's last assistant message,
+// when only tool messages follow it), so that the history a provider is
+// sent pairs every call with a result: for each it appends
+// chat.Unfinished(call, why), in the calls' order, and returns what it
+// appended. The check and the appends are one transaction.
+func (s *Store) CloseOpenCalls(ctx context.Context, sessionID, why string) ([]chat.Message, error) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	defer tx.Rollback()
+	// Only the tail matters: the last message that is not a tool result,
+	// and the results after it.
+	tail, err := scanMessages(tx.QueryContext(ctx, `SELECT body FROM messages WHERE session_id = ? AND seq >= COALESCE(
+		(SELECT MAX(seq) FROM messages WHERE session_id = ? AND role != ?), 0) ORDER BY seq`, sessionID, sessionID, chat.RoleTool))
+	if err != nil {
+		return nil, err
+	}
+	var added []chat.Message
+	for _, c := range chat.OpenCalls(tail) {
+		m := chat.Unfinished(c, why)
+		m.SessionID = sessionID
+		if err := appendTx(ctx, tx, &m); err != nil {
+			return nil, err
+		}
+		added = append(added, m)
+	}
+	if len(added) == 0 {
+		return nil, nil
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return added, nil
 }
 
 // UpdateMessage rewrites a stored message (its hooks, status, text).
@@ -337,7 +386,11 @@ func (s *Store) Recent(ctx context.Context, sessionID string) ([]chat.Message, e
 }
 
 func (s *Store) messages(ctx context.Context, query string, args ...any) ([]chat.Message, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
+	return scanMessages(s.db.QueryContext(ctx, query, args...))
+}
+
+// scanMessages decodes the message bodies a query returned.
+func scanMessages(rows *sql.Rows, err error) ([]chat.Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}

@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/bus"
+	"github.com/podcode/podcode/internal/guard"
+)
+
+// runIn runs the command with stdin and returns its stdout and stderr
+// apart.
+func runIn(t *testing.T, stdin io.Reader, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	bootOptions = app.Options{}
+	root := newRoot()
+	root.SetIn(stdin)
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	root.SetArgs(args)
+	err = root.Execute()
+	return out.String(), errOut.String(), err
+}
+
+// The words after run are the prompt, joined; a lone - reads it from
+// standard input.
+func TestRunPromptFromWordsAndStdin(t *testing.T) {
+	project(t, map[string]string{"README.md": "# hi"})
+	out, _, err := runIn(t, strings.NewReader(""), "run", "summarise", "README.md")
+	// The offline model's first echo says what it is and where to read on.
+	if err != nil || !strings.HasPrefix(out, "You said: summarise README.md\n\n(This is Podcode's built-in offline model") ||
+		!strings.Contains(out, "docs/providers.md") {
+		t.Errorf("words: %v %q", err, out)
+	}
+	out, errOut, err := runIn(t, strings.NewReader("read it\n/tool read {\"path\": \"README.md\"}\n"), "run", "-")
+	if err != nil || !strings.Contains(out, "Tool read returned:") || !strings.Contains(out, "# hi") || !strings.Contains(errOut, "-> read") {
+		t.Errorf("stdin: %v %q %q", err, out, errOut)
+	}
+	if _, _, err := runIn(t, strings.NewReader("  \n"), "run", "-"); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("an empty prompt on stdin: %v", err)
+	}
+	if out, _, err := runIn(t, strings.NewReader("not read"), "run", "compare", "a", "-", "b"); err != nil || !strings.HasPrefix(out, "You said: compare a - b\n") {
+		t.Errorf("- among words: %v %q", err, out)
+	}
+}
+
+// --json prints the turn's events, one JSON object a line: the objects
+// GET /events sends, of this session only, and nothing else on stdout.
+func TestRunJSONPrintsTheEvents(t *testing.T) {
+	project(t, map[string]string{"a.txt": "alpha"})
+	out, _, err := runIn(t, strings.NewReader(""), "run", "--json", `/tool read {"path": "a.txt"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	session := ""
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		var ev bus.Event
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&ev); err != nil || ev.Type == "" || ev.Time.IsZero() {
+			t.Fatalf("not an event: %q (%v)", line, err)
+		}
+		types = append(types, ev.Type)
+		if id, ok := ev.Properties["sessionID"].(string); ok {
+			if session == "" {
+				session = id
+			}
+			if id != session {
+				t.Errorf("an event of another session: %s", line)
+			}
+		}
+	}
+	want := "session.created turn.started message.stored message.stored tool.call.started tool.call.finished message.stored message.delta message.stored turn.finished"
+	if strings.Join(types, " ") != want {
+		t.Errorf("events:\n%s\nwant\n%s", strings.Join(types, " "), want)
+	}
+}
+
+// A permission question shows the arguments as indented JSON, escaped;
+// with nobody to answer it (standard input not a terminal) the call is
+// refused, and both the question and the refusal say so.
+func TestRunPermissionQuestionWithNobodyToAnswer(t *testing.T) {
+	project(t, map[string]string{"podcode.json": `{"permission": {"bash": "ask"}}`})
+	prompt := `/tool bash {"command": "make && rm -rf build \u202e"}`
+	out, errOut, err := runIn(t, strings.NewReader(""), "run", prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "? bash wants to run:\n    {\n      \"command\": \"make && rm -rf build \\u202e\"\n    }\n" +
+		"  (the project's permission rule \"bash\" says ask)\n  Nobody can answer (standard input is not a terminal): refused.\n"
+	if !strings.Contains(errOut, want) {
+		t.Errorf("stderr:\n%s\nwant it to hold\n%s", errOut, want)
+	}
+	if !strings.Contains(out, "nobody can answer a permission question here (standard input is not a terminal): refused") {
+		t.Errorf("stdout: %q", out)
+	}
+}
+
+// answerer types answer into the asker's input once the question asks
+// for it.
+type answerer struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	pw     *io.PipeWriter
+	answer string
+}
+
+func (a *answerer) Write(p []byte) (int, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.buf.Write(p)
+	if bytes.Contains(p, []byte("Allow? [y/N]")) {
+		go func() {
+			if a.answer == "" {
+				a.pw.Close() // Ctrl-D
+				return
+			}
+			io.WriteString(a.pw, a.answer)
+		}()
+	}
+	return len(p), nil
+}
+
+// On the terminal, the answer is the line typed after the question; a
+// closed input means nobody can answer, said as such, for that question
+// and every later one.
+func TestTerminalAskerClosedInput(t *testing.T) {
+	pr, pw := io.Pipe()
+	out := &answerer{pw: pw, answer: "y\n"}
+	asker := &terminalAsker{in: pr, out: out}
+	q := guard.Question{Tool: "bash", Args: map[string]any{"command": "ls"}, Reason: "ask"}
+	if ok, err := asker.Ask(context.Background(), q); !ok || err != nil {
+		t.Fatalf("a yes: %v %v", ok, err)
+	}
+	out.mu.Lock()
+	out.answer = ""
+	out.mu.Unlock()
+	for i := range 2 {
+		ok, err := asker.Ask(context.Background(), q)
+		if ok || !errors.Is(err, guard.ErrNobodyToAsk) || !strings.Contains(err.Error(), "standard input is closed") {
+			t.Errorf("question %d after Ctrl-D: %v %v", i+1, ok, err)
+		}
+	}
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	if n := strings.Count(out.buf.String(), "Nobody can answer (standard input is closed): refused."); n != 2 {
+		t.Errorf("said %d times:\n%s", n, out.buf.String())
+	}
+}
+
+// Unknown commands and flags, and wrong arguments, say where the usage
+// is.
+func TestUsageErrorsSuggestHelp(t *testing.T) {
+	project(t, nil)
+	cases := []struct{ args, want string }{
+		{"nonsense", "Run 'podcode --help' for usage."},
+		{"plugin lsit", "(did you mean init or list?)\nRun 'podcode plugin --help' for usage."},
+		{"run --jsn hello", "unknown flag: --jsn\nRun 'podcode run --help' for usage."},
+		{"run", "Run 'podcode run --help' for usage."},
+		{"version extra", "Run 'podcode version --help' for usage."},
+	}
+	for _, c := range cases {
+		_, _, err := runIn(t, strings.NewReader(""), strings.Fields(c.args)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("podcode %s: %v, want %q", c.args, err, c.want)
+		}
+	}
+	if out, _, err := runIn(t, strings.NewReader(""), "plugin"); err != nil || !strings.Contains(out, "Available Commands") {
+		t.Errorf("podcode plugin: %v %q", err, out)
+	}
+}

@@ -1,0 +1,67 @@
+package jsplugin_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/podcode/podcode/internal/apptest"
+	"github.com/podcode/podcode/internal/jsplugin"
+)
+
+// for await, async generators, top-level await and import() of a file of
+// the bundle work in a plugin, at its top level and in its hooks.
+func TestLanguageFeaturesGojaLacks(t *testing.T) {
+	a, logs := apptest.Boot(t, apptest.Project{Plugins: []string{fixture(t, filepath.Join("language", "main.ts"))}})
+	if got := ids(a.Plugins.Plugins); got != "language" {
+		t.Fatalf("loaded %q; logs:\n%s", got, strings.Join(logs.Lines(), "\n"))
+	}
+	out, steps := a.Runner.Run(context.Background(), jsplugin.HookToolBefore, map[string]any{"toolID": "read"})
+	want := map[string]any{"toolID": "read", "startup": 6.0, "sum": 10.0, "lazy": "lazy loaded", "same": true, "double": 4.0}
+	for k, v := range want {
+		if out[k] != v {
+			t.Errorf("%s = %v, want %v (steps %+v)", k, out[k], v, steps)
+		}
+	}
+}
+
+// The same in hooks of a plugin without top-level await.
+func TestLanguageFeaturesInHooks(t *testing.T) {
+	a, logs := apptest.Boot(t, apptest.Project{Plugins: []string{fixture(t, filepath.Join("language", "hooks-only.ts"))}})
+	if got := ids(a.Plugins.Plugins); got != "hooks-only" {
+		t.Fatalf("loaded %q; logs:\n%s", got, strings.Join(logs.Lines(), "\n"))
+	}
+	if out := beforeRead(a); out["sum"] != 10.0 || out["double"] != 20.0 {
+		t.Errorf("out %v", out)
+	}
+}
+
+// A module Podcode does not provide fails the plugin's load, naming the
+// module and where the plugin imports it.
+func TestUnavailableModuleNamedAtLoad(t *testing.T) {
+	a, logs := apptest.Boot(t, apptest.Project{Plugins: []string{
+		fixture(t, filepath.Join("language", "child-process.ts")), fixture(t, filepath.Join("language", "bun.ts")),
+	}})
+	if got := ids(a.Plugins.Plugins); got != "" {
+		t.Fatalf("loaded %q", got)
+	}
+	logs.Require(t, "WARN plugin: cannot load", "child-process.ts:2:", `"node:child_process"`, "not available")
+	logs.Require(t, "WARN plugin: cannot load", "bun.ts:2:", `"bun"`, "not available")
+}
+
+// An import path that looks like a package but that tsconfig.json's paths
+// map to a file of the project is bundled, not looked for in node_modules.
+func TestTsconfigPathsAreBundled(t *testing.T) {
+	a, logs := apptest.Boot(t, apptest.Project{Files: map[string]string{
+		"tsconfig.json":               `{"compilerOptions": {"baseUrl": ".", "paths": {"@lib/*": ["lib/*"]}}}`,
+		"lib/greeting.ts":             `export const greeting: string = "hello from lib"`,
+		".podcode/plugins/aliased.ts": `import { greeting } from "@lib/greeting"` + "\n" + `export default { id: "aliased", server: () => ({ "tool.execute.before": (input: object) => ({ ...input, greeting }) }) }`,
+	}})
+	if got := ids(a.Plugins.Plugins); got != "aliased" {
+		t.Fatalf("loaded %q; logs:\n%s", got, strings.Join(logs.Lines(), "\n"))
+	}
+	if out := beforeRead(a); out["greeting"] != "hello from lib" {
+		t.Errorf("out %v", out)
+	}
+}

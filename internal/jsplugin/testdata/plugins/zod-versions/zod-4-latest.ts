@@ -1,0 +1,4 @@
+import { z } from "zod"
+import { zodPlugin } from "./shared"
+
+export default zodPlugin("zod-4-latest", z)
