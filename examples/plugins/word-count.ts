@@ -19,8 +19,6 @@ const parameters = z.object({
   unique: z.boolean().default(false).describe("also count distinct words, ignoring case and punctuation"),
 })
 
-type Args = z.infer<typeof parameters>
-
 // Punctuation trimmed from both ends of a word before comparing words.
 const EDGES = /^[.,;:!?"'`()[\]{}<>«»“”‘’*_-]+|[.,;:!?"'`()[\]{}<>«»“”‘’*_-]+$/g
 
@@ -40,7 +38,8 @@ function countLines(text: string): number {
   return text.endsWith("\n") ? newlines : newlines + 1
 }
 
-const wordCount: Podcode.ToolDef<Args> = {
+// ToolDef<typeof parameters>: execute's args are inferred from the schema.
+const wordCount: Podcode.ToolDef<typeof parameters> = {
   id: "word_count",
   description: "Count the lines, words and characters of a text file in the project. " +
     "Set unique to also count distinct words.",

@@ -13,6 +13,7 @@ import (
 	"github.com/podcode/podcode/internal/jsplugin"
 	"github.com/podcode/podcode/internal/jsrt"
 	"github.com/podcode/podcode/internal/pipeline"
+	"github.com/podcode/podcode/plugin"
 )
 
 func newHookCmd() *cobra.Command {
@@ -23,19 +24,29 @@ func newHookCmd() *cobra.Command {
 
 func newHookFireCmd() *cobra.Command {
 	var input, inputFile string
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "fire <hook> [--input JSON | --input-file F]",
-		Short: "Run one hook's pipeline over a payload and print the result",
+		Use:   "fire <hook|event> [--input JSON | --input-file F] [--json]",
+		Short: "Run one hook's pipeline or one lifecycle event over a payload and print the result",
 		Long: `Runs one hook's pipeline over the payload and prints the final payload.
 For tool it prints the merged tool registry. For chat.params the input holds the
 tunables the caller specifies (temperature, topP, topK, maxOutputTokens, options)
 and optionally sessionID, agent and model ("provider/model"); it prints the
-request parameters that would go to the provider.`,
+request parameters that would go to the provider.
+
+For a lifecycle event (PreToolUse, UserPromptSubmit, SessionStart, ...) it
+dispatches the event through every registered handler (Go, JS plugins'
+lifecycle, manifest plugins, Claude Code hooks) and prints the decision and
+each handler's vote: source, layer, outcome, vote, reason and duration. The
+input is the event's payload (tool_name, tool_input as an object or a
+string, session_id, extra, ...). It exits non-zero when a handler threw,
+timed out or the decision is deny.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			hook := args[0]
-			if !slices.Contains(jsplugin.Hooks, hook) {
-				return fmt.Errorf("unknown hook %q (hooks: %s)", hook, strings.Join(jsplugin.Hooks, ", "))
+			event := plugin.IsValidHookEvent(hook)
+			if !event && !slices.Contains(jsplugin.Hooks, hook) {
+				return fmt.Errorf("unknown hook %q (plugin hooks: %s; lifecycle events: %s)", hook, strings.Join(jsplugin.Hooks, ", "), eventNames())
 			}
 			raw := []byte(input)
 			if inputFile != "" {
@@ -49,6 +60,15 @@ request parameters that would go to the provider.`,
 				if err := json.Unmarshal(raw, &payload); err != nil {
 					return fmt.Errorf("input: not a JSON object: %w", err)
 				}
+			}
+			if event {
+				p, err := lifecyclePayload(plugin.HookEvent(hook), payload)
+				if err != nil {
+					return err
+				}
+				return booted(cmd, func(a *app.App) error {
+					return fireLifecycle(cmd, a, p, asJSON)
+				})
 			}
 			return booted(cmd, func(a *app.App) error {
 				ctx := cmdContext(cmd)
@@ -81,5 +101,6 @@ request parameters that would go to the provider.`,
 	}
 	cmd.Flags().StringVar(&input, "input", "", "the payload, a JSON object")
 	cmd.Flags().StringVar(&inputFile, "input-file", "", "read the payload from a file")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "for a lifecycle event, print the run summary as JSON")
 	return cmd
 }

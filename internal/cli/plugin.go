@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -31,6 +32,9 @@ type pluginInfo struct {
 	Hooks  []string `json:"hooks"`
 	Tools  []string `json:"tools"`
 	BootMs int64    `json:"boot_ms"`
+	// Status is "running", "running; suspended after N timeouts in a
+	// row: <hooks>" or "stopped: <why>" (jsplugin.Plugin.Status).
+	Status string `json:"status"`
 }
 
 func newPluginListCmd() *cobra.Command {
@@ -40,7 +44,16 @@ func newPluginListCmd() *cobra.Command {
 		Short: "List the loaded plugins in pipeline order, every lifecycle handler, the project code that does not run, and the load warnings",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return booted(cmd, func(a *app.App) error {
+			// Every warning of the boot is listed (once) rather than
+			// logged; the trust gate's refusals are the skipped list.
+			var next slog.Handler
+			if bootOptions.Logger != nil {
+				next = bootOptions.Logger.Handler()
+			}
+			warns := newWarnCollector(next)
+			o := bootOptions
+			o.Logger, o.TrustLog = slog.New(warns), slog.New(slog.DiscardHandler)
+			return bootedWith(cmdContext(cmd), o, func(a *app.App) error {
 				out := struct {
 					Plugins   []pluginInfo         `json:"plugins"`
 					Lifecycle []plugin.HandlerInfo `json:"lifecycle"`
@@ -48,17 +61,22 @@ func newPluginListCmd() *cobra.Command {
 					// Skipped is the project code that does not run.
 					Skipped []trust.Skip `json:"skipped"`
 				}{Plugins: []pluginInfo{}, Lifecycle: []plugin.HandlerInfo{}, Warnings: []string{}, Skipped: a.Trust.Skipped()}
-				out.Warnings = append(append(out.Warnings, a.Plugins.Warnings...), a.Manifests.Warnings...)
+				out.Warnings = listedWarnings(a, warns.Lines())
 				for _, ev := range plugin.HookEvents() {
 					out.Lifecycle = append(out.Lifecycle, a.Hooks.Handlers(ev)...)
 				}
 				for _, p := range a.Plugins.Plugins {
-					info := pluginInfo{ID: p.ID, Source: p.Source, Spec: p.Spec, Path: p.Path, Hooks: p.Hooks, Tools: []string{}, BootMs: p.Boot.Milliseconds()}
+					info := pluginInfo{ID: p.ID, Source: p.Source, Spec: p.Spec, Path: p.Path, Hooks: p.Hooks, Tools: []string{},
+						BootMs: p.Boot.Milliseconds(), Status: p.Status()}
 					if info.Hooks == nil {
 						info.Hooks = []string{}
 					}
+					// Only the tools in effect: one refused (a protected
+					// id) or replaced by a later plugin is not the plugin's.
 					for _, t := range p.Tools {
-						info.Tools = append(info.Tools, t.ID)
+						if d, ok := a.Tools.Get(t.ID); ok && d == t {
+							info.Tools = append(info.Tools, t.ID)
+						}
 					}
 					out.Plugins = append(out.Plugins, info)
 				}
@@ -66,9 +84,9 @@ func newPluginListCmd() *cobra.Command {
 					return printJSON(cmd.OutOrStdout(), out)
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tSOURCE\tHOOKS\tTOOLS\tPATH")
+				fmt.Fprintln(tw, "ID\tSOURCE\tSTATUS\tHOOKS\tTOOLS\tPATH")
 				for _, p := range out.Plugins {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", printable(p.ID), printable(p.Source), printable(orDash(p.Hooks)), printable(orDash(p.Tools)), printable(p.Path))
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", printable(p.ID), printable(p.Source), printable(p.Status), printable(orDash(p.Hooks)), printable(orDash(p.Tools)), printable(p.Path))
 				}
 				tw.Flush()
 				if len(out.Lifecycle) > 0 {
@@ -92,7 +110,9 @@ func newPluginListCmd() *cobra.Command {
 					printSkipped(cmd.OutOrStdout(), a)
 				}
 				for _, w := range out.Warnings {
-					fmt.Fprintln(cmd.OutOrStdout(), "warning:", printable(w))
+					if !saidBySkipped(a, w) {
+						fmt.Fprintln(cmd.OutOrStdout(), "warning:", printable(w))
+					}
 				}
 				return nil
 			})
@@ -121,7 +141,7 @@ var pluginName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 func newPluginInitCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "init <name>",
-		Short: "Write a starter TypeScript plugin to .podcode/plugins/<name>.ts",
+		Short: "Write a starter TypeScript plugin to .podcode/plugins/<name>.ts, with its types and tsconfig.json",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
@@ -138,8 +158,20 @@ func newPluginInitCmd() *cobra.Command {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}
+			// The declarations follow this Podcode; a tsconfig.json already
+			// there is the user's and stays as it is.
 			types := filepath.Join(".podcode", jsplugin.TypesFile)
 			if err := os.WriteFile(types, []byte(jsplugin.Types), 0o644); err != nil {
+				return err
+			}
+			tsconfig := filepath.Join(".podcode", jsplugin.TSConfigFile)
+			wroteTSConfig := false
+			if _, err := os.Stat(tsconfig); errors.Is(err, os.ErrNotExist) {
+				if err := os.WriteFile(tsconfig, []byte(jsplugin.TSConfig), 0o644); err != nil {
+					return err
+				}
+				wroteTSConfig = true
+			} else if err != nil {
 				return err
 			}
 			if err := os.WriteFile(file, []byte(jsplugin.Starter(name)), 0o644); err != nil {
@@ -150,7 +182,11 @@ func newPluginInitCmd() *cobra.Command {
 			if err := trustNew(cmd, filepath.ToSlash(file)); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s and %s (trusted as written; after editing it, run `podcode trust`)\nrun `podcode plugin list` to see it load\n", file, types)
+			wrote := file + " and " + types
+			if wroteTSConfig {
+				wrote = file + ", " + types + " and " + tsconfig
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (trusted as written; after editing it, run `podcode trust`)\nrun `podcode plugin list` to see it load; `npx tsc -p .podcode` to type-check it\n", wrote)
 			return nil
 		},
 	}
@@ -170,13 +206,20 @@ func trustNew(cmd *cobra.Command, name string) error {
 }
 
 func newPluginTypesCmd() *cobra.Command {
-	return &cobra.Command{
+	var tsconfig bool
+	cmd := &cobra.Command{
 		Use:   "types",
-		Short: "Print the TypeScript declarations of the plugin API",
+		Short: "Print the TypeScript declarations of the plugin API (or, with --tsconfig, the tsconfig.json `plugin init` writes)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprint(cmd.OutOrStdout(), jsplugin.Types)
+			text := jsplugin.Types
+			if tsconfig {
+				text = jsplugin.TSConfig
+			}
+			_, err := fmt.Fprint(cmd.OutOrStdout(), text)
 			return err
 		},
 	}
+	cmd.Flags().BoolVar(&tsconfig, "tsconfig", false, "print the tsconfig.json for .podcode instead: no DOM, no @types/node, bundler resolution")
+	return cmd
 }

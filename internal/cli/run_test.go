@@ -119,12 +119,13 @@ func (a *answerer) Write(p []byte) (int, error) {
 	defer a.mu.Unlock()
 	a.buf.Write(p)
 	if bytes.Contains(p, []byte("Allow? [y/N]")) {
+		answer := a.answer
 		go func() {
-			if a.answer == "" {
+			if answer == "" {
 				a.pw.Close() // Ctrl-D
 				return
 			}
-			io.WriteString(a.pw, a.answer)
+			io.WriteString(a.pw, answer)
 		}()
 	}
 	return len(p), nil

@@ -16,9 +16,9 @@ import (
 )
 
 func newTrustCmd() *cobra.Command {
-	var yes, asJSON bool
+	var yes, asJSON, all, files bool
 	cmd := &cobra.Command{
-		Use:   "trust",
+		Use:   "trust [path...]",
 		Short: "Show the code this project would run and trust it",
 		Long: `trust lists every piece of code that came with the project in the current
 directory (plugins in .podcode/plugins or named by its podcode.json, manifest
@@ -26,18 +26,29 @@ plugins and the programs they run, .claude/settings.json hooks and their
 scripts, with what those source, include or run in turn, or the whole
 directory a command runs in where that cannot be known, and the settings of its podcode.json that run code or use your
 credentials: a replay, request options, models, cron jobs, webhooks), with
-whether it is trusted. A guard you trusted that the project has since removed
-or weakened (no longer fail-closed, another matcher, made async, its entry,
-file or folder gone) is marked with a "!": trusting gives it up. Confirmed (or
-with --yes), it records their fingerprints and guards in the user's config
-folder: they run from then on, until their content changes. Nothing of it that
-is not trusted runs while it is listed (what was trusted before loads, as with
-any command).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+whether it is trusted. What is trusted already is not listed (--all lists it).
+A package (a plugin folder with a package.json, or more than a few files) is
+one line with its file count (--files lists every file). An item changed since
+it was trusted shows which files were added, removed or changed, when
+podcode trust recorded them (it keeps a digest of each file it trusts; for an
+item trusted otherwise it can only say that the item changed). A guard you
+trusted that the project has since removed or weakened (no longer
+fail-closed, another matcher, made async, its entry, file or folder gone) is
+marked with a "!": trusting gives it up. Confirmed (or with --yes), it
+records their fingerprints and guards in the user's config folder: they run
+from then on, until their content changes. Nothing of it that is not trusted
+runs while it is listed (what was trusted before loads, as with any command).
+
+With paths (podcode trust .podcode/plugins/x.ts), only the items of those
+names, or that run those files, are listed and trusted.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
 			// Nothing untrusted runs while the project is surveyed.
 			return surveyed(cmd, func(a *app.App) error {
-				asked := a.Trust.Asked()
+				asked, err := selectItems(a.Cwd, a.Trust.Asked(), args)
+				if err != nil {
+					return err
+				}
 				out := cmd.OutOrStdout()
 				if asJSON && !yes {
 					return printJSON(out, map[string]any{"project": a.Cwd, "items": orEmpty(asked)})
@@ -46,17 +57,34 @@ any command).`,
 					fmt.Fprintf(out, "%s brings no code of its own: nothing to trust\n", a.Cwd)
 					return nil
 				}
+				digests, derr := openDigests()
+				if derr != nil {
+					a.Log.Warn("trust: the digests of trusted files are not read", "error", derr.Error())
+				}
 				var todo []trust.Item
 				var forget []string
-				lost := 0
+				lost, quiet := 0, 0
 				fmt.Fprintf(out, "Code in %s:\n", a.Cwd)
 				for _, it := range asked {
+					if it.State == trust.Trusted && !it.Missing && len(it.Lost) == 0 && !all {
+						quiet++
+						continue
+					}
 					state := string(it.State)
 					if it.Missing {
 						state = "removed since it was trusted, or no longer loads"
 					}
-					fmt.Fprintf(out, "\n  %s %s (%s)\n", it.Kind, printable(it.Name), state)
-					for _, r := range it.Runs {
+					fs, cmds := splitRuns(it.Runs)
+					if isPackage(a.Cwd, it.Item, fs) && !files {
+						fmt.Fprintf(out, "\n  %s %s (%s): %s\n", it.Kind, printable(it.Name), state, plural(len(fs), "file"))
+						fs = nil
+					} else {
+						fmt.Fprintf(out, "\n  %s %s (%s)\n", it.Kind, printable(it.Name), state)
+					}
+					if it.State == trust.Changed && !it.Missing {
+						printChanges(out, digests.diff(a.Cwd, it.Item))
+					}
+					for _, r := range append(fs, cmds...) {
 						fmt.Fprintf(out, "      %s\n", printable(r))
 						if it.Kind == trust.KindConfig {
 							// What trusting this setting of podcode.json allows.
@@ -76,6 +104,9 @@ any command).`,
 						todo = append(todo, it.Item)
 					}
 				}
+				if quiet > 0 {
+					fmt.Fprintf(out, "\n%s trusted already, not listed (--all lists them).\n", plural(quiet, "item"))
+				}
 				if len(todo) == 0 && len(forget) == 0 {
 					fmt.Fprintln(out, "\nAll of it is trusted.")
 					return nil
@@ -93,6 +124,12 @@ any command).`,
 				if err := a.Trust.Store.Update(a.Cwd, todo, forget); err != nil {
 					return err
 				}
+				if digests != nil {
+					// Only for the next diff: a failure loses no trust.
+					if err := digests.record(a.Cwd, todo, forget); err != nil {
+						a.Log.Warn("trust: the digests of trusted files are not written", "error", err.Error())
+					}
+				}
 				if lost > 0 {
 					fmt.Fprintf(out, "Gave up %s you had trusted.\n", plural(lost, "guard"))
 				}
@@ -106,6 +143,8 @@ any command).`,
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "trust without asking")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what would run as JSON and record nothing")
+	cmd.Flags().BoolVar(&all, "all", false, "list what is trusted already too")
+	cmd.Flags().BoolVar(&files, "files", false, "list every file of a package")
 	return cmd
 }
 

@@ -509,9 +509,11 @@ func fileType(m fs.FileMode) string {
 	return "a special file"
 }
 
-// nesting returns the offset of the first object or array that lies
-// deeper than MaxNesting in data (JSON with comments), or -1.
-func nesting(data []byte) int {
+// Nesting returns the offset of the first object or array that lies
+// deeper than limit in data (JSON with comments), or -1. Strings and
+// comments do not count. Run before parsing what may nest a million deep:
+// the parser would overflow its stack.
+func Nesting(data []byte, limit int) int {
 	depth := 0
 	for i := 0; i < len(data); i++ {
 		switch c := data[i]; {
@@ -532,7 +534,7 @@ func nesting(data []byte) int {
 			}
 			i += 2 + end + 1
 		case c == '{' || c == '[':
-			if depth++; depth > MaxNesting {
+			if depth++; depth > limit {
 				return i
 			}
 		case c == '}' || c == ']':
@@ -780,8 +782,8 @@ func mergeMaps(base, over map[string]any) map[string]any {
 // wherever it is; what is merged is rebuilt from settings, the keys the
 // table knows, spelled exactly (encoding/json would also take "SERVER").
 func decode(path string, data []byte, project bool) (f file, lines []int, settings []Setting, warnings []string, err error) {
-	if off := nesting(data); off >= 0 {
-		line, col := position(data, off)
+	if off := Nesting(data, MaxNesting); off >= 0 {
+		line, col := Position(data, off)
 		return f, nil, nil, nil, &Error{File: path, Line: line, Col: col, Msg: fmt.Sprintf("objects and arrays nest deeper than %d", MaxNesting)}
 	}
 	ast, perr := hujson.Parse(data)
@@ -795,14 +797,14 @@ func decode(path string, data []byte, project bool) (f file, lines []int, settin
 	}
 	obj, ok := ast.Value.(*hujson.Object)
 	if !ok {
-		line, col := position(data, ast.StartOffset)
+		line, col := Position(data, ast.StartOffset)
 		return f, nil, nil, nil, &Error{File: path, Line: line, Col: col, Msg: "the file must hold one JSON object"}
 	}
 	for _, m := range obj.Members {
 		if literalString(m.Name) == "plugin" {
 			if arr, ok := m.Value.Value.(*hujson.Array); ok {
 				for _, el := range arr.Elements {
-					l, _ := position(data, el.StartOffset)
+					l, _ := Position(data, el.StartOffset)
 					lines = append(lines, l)
 				}
 			}
@@ -831,7 +833,7 @@ func validate(path string, data []byte, obj *hujson.Object, f *file) error {
 	at := func(key string, msg string) error {
 		e := &Error{File: path, Key: key, Msg: msg}
 		if v := find(obj, strings.Split(key, ".")); v != nil {
-			e.Line, e.Col = position(data, v.StartOffset)
+			e.Line, e.Col = Position(data, v.StartOffset)
 		}
 		return e
 	}
@@ -995,11 +997,11 @@ func jsonError(path string, data []byte, obj *hujson.Object, err error) error {
 		if k, start, ok := pathAt(&hujson.Value{Value: obj}, int(te.Offset), ""); ok {
 			key, off = k, start
 		}
-		line, col := position(data, off)
+		line, col := Position(data, off)
 		return &Error{File: path, Line: line, Col: col, Key: key,
 			Msg: fmt.Sprintf("want %s, found a JSON %s", describe(te.Type.String()), te.Value)}
 	case errors.As(err, &se):
-		line, col := position(data, int(se.Offset))
+		line, col := Position(data, int(se.Offset))
 		return &Error{File: path, Line: line, Col: col, Msg: se.Error()}
 	}
 	return &Error{File: path, Msg: err.Error()}
@@ -1021,8 +1023,8 @@ func describe(goType string) string {
 	return goType
 }
 
-// position converts a byte offset to a 1-based line and column.
-func position(data []byte, off int) (line, col int) {
+// Position converts a byte offset in data to a 1-based line and column.
+func Position(data []byte, off int) (line, col int) {
 	off = min(max(off, 0), len(data))
 	line = 1 + bytes.Count(data[:off], []byte("\n"))
 	col = off - bytes.LastIndexByte(data[:off], '\n')

@@ -40,7 +40,7 @@ func classify(path string, data []byte, obj *hujson.Object, project bool) (setti
 			m := &obj.Members[i]
 			key := append(slices.Clip(prefix), literalString(m.Name))
 			row, deeper := rowFor(key)
-			line, col := position(data, m.Name.StartOffset)
+			line, col := Position(data, m.Name.StartOffset)
 			switch {
 			case row != nil:
 				v, err := canonical(m.Value)

@@ -21,7 +21,7 @@ import (
 
 // bundleFormat changes whenever the way bundles are built changes, so that
 // cached bundles from an older Podcode are not reused.
-const bundleFormat = "podcode-bundle-3"
+const bundleFormat = "podcode-bundle-4"
 
 // A bundle is one CommonJS script made by esbuild: a plugin's own code (its
 // files, TypeScript included, with the npm packages it imports left as
@@ -32,7 +32,10 @@ const bundleFormat = "podcode-bundle-3"
 type bundle struct {
 	Code     string   `json:"code"`
 	Packages []string `json:"packages,omitempty"` // bare specifiers the code requires (plugin bundles only)
-	Inputs   []input  `json:"inputs"`             // the files that went in, with their content hashes
+	// Importers says where each of Packages is first imported, as
+	// "file:line", so that a missing package names the importing file.
+	Importers map[string]string `json:"importers,omitempty"`
+	Inputs    []input           `json:"inputs"` // the files that went in, with their content hashes
 }
 
 type input struct {
@@ -303,11 +306,12 @@ func (b *Bundler) Package(spec, dir string) (*bundle, error) {
 		},
 	})
 	if err != nil {
-		hint := ""
 		if strings.Contains(err.Error(), "Could not resolve "+strconvQuote(spec)) {
-			hint = " (is it installed? run npm install in " + dir + ")"
+			// esbuild's position is that of the one-line shim above: the
+			// loader names the plugin file that imports the package instead.
+			return nil, fmt.Errorf("npm package %q is not installed (run npm install in %s)", spec, dir)
 		}
-		return nil, fmt.Errorf("npm package %q: %w%s", spec, err, hint)
+		return nil, fmt.Errorf("npm package %q: %w", spec, err)
 	}
 	return bu, nil
 }
@@ -405,8 +409,22 @@ func (b *Bundler) buildOnce(key string, opts api.BuildOptions) (*bundle, error) 
 		}
 		bu.Inputs = append(bu.Inputs, input{Path: abs, Hash: h})
 		for _, imp := range in.Imports {
-			if imp.External && !isBuiltin(imp.Path) && !strings.HasPrefix(imp.Path, "<") && !slices.Contains(bu.Packages, imp.Path) {
-				bu.Packages = append(bu.Packages, imp.Path)
+			spec, isPkg := strings.CutPrefix(imp.Path, nsPackage+":")
+			if !isPkg && imp.External && !isBuiltin(imp.Path) && !strings.HasPrefix(imp.Path, "<") {
+				spec, isPkg = imp.Path, true
+			}
+			if !isPkg {
+				continue
+			}
+			if !slices.Contains(bu.Packages, spec) {
+				bu.Packages = append(bu.Packages, spec)
+			}
+			if bu.Importers == nil {
+				bu.Importers = map[string]string{}
+			}
+			// The least position, so the same files always name the same one.
+			if at := importPosition(abs, spec); at < bu.Importers[spec] || bu.Importers[spec] == "" {
+				bu.Importers[spec] = at
 			}
 		}
 	}
@@ -513,4 +531,21 @@ func internalFile(name string) bool {
 		}
 	}
 	return false
+}
+
+// importPosition is "file:line" of the first line of file that names spec
+// in quotes (an import or a require), or the file alone when none does.
+func importPosition(file, spec string) string {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return file
+	}
+	for i, line := range strings.Split(string(data), "\n") {
+		for _, q := range []string{`"`, `'`, "`"} {
+			if strings.Contains(line, q+spec+q) {
+				return fmt.Sprintf("%s:%d", file, i+1)
+			}
+		}
+	}
+	return file
 }

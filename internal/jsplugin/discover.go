@@ -110,7 +110,16 @@ func (s source) resolve() (string, error) {
 	case strings.HasPrefix(spec, "."):
 		return existingFile(filepath.Join(s.dir, spec))
 	}
-	return resolvePackage(spec, s.dir)
+	entry, err := resolvePackage(spec, s.dir)
+	if err != nil {
+		// "plugins/x.ts" reads as an npm package; when a file or folder of
+		// that name is there, the author meant the path.
+		if _, statErr := os.Stat(filepath.Join(s.dir, spec)); statErr == nil {
+			return "", fmt.Errorf("%q is read as an npm package name, but %s exists: a relative path must start with \"./\"; write \"./%s\"",
+				spec, filepath.Join(s.dir, spec), filepath.ToSlash(spec))
+		}
+	}
+	return entry, err
 }
 
 func existingFile(p string) (string, error) {

@@ -33,6 +33,13 @@ var toolsProgram = sync.OnceValues(func() (*goja.Program, error) {
 	return goja.Compile("podcode:tools.js", toolsSource, true)
 })
 
+//go:embed opencode.js
+var opencodeSource string
+
+var opencodeProgram = sync.OnceValues(func() (*goja.Program, error) {
+	return goja.Compile("podcode:opencode.js", opencodeSource, true)
+})
+
 // DefaultBootTimeout bounds one plugin's start: importing it and its
 // server() settling.
 const DefaultBootTimeout = 10 * time.Second
@@ -252,6 +259,9 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 			packages[spec], err = l.programs.get("podcode:npm/"+spec, pb.Code, false)
 		}
 		if err != nil {
+			if at := bu.Importers[spec]; at != "" {
+				return cannotLoad(fmt.Errorf("%s imports it: %w", at, err), "package", spec)
+			}
 			return cannotLoad(err, "package", spec)
 		}
 		pkgBundles = append(pkgBundles, pb)
@@ -290,6 +300,18 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 	defer cancel()
 	var server goja.Callable
 	var def *goja.Object
+	// An opencode plugin (see opencode.go): oc is the adapter; ocModule
+	// is set when the module exports opencode plugin functions rather
+	// than {id, server}.
+	var ocObj *goja.Object
+	oc := func(vm *goja.Runtime) (*goja.Object, error) { // evaluated once, and only for what may be opencode's
+		var err error
+		if ocObj == nil {
+			ocObj, err = opencodeAdapter(vm)
+		}
+		return ocObj, err
+	}
+	ocModule, ocMarked := false, dependsOnOpencode(entry)
 	// Steps 3 and 4: import (awaiting the module's top-level awaits) and
 	// validate.
 	var module *goja.Object
@@ -301,13 +323,28 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 		return done, err
 	}, func(vm *goja.Runtime, _ goja.Value) (any, error) {
 		def = defaultExport(vm, module.Get("exports"))
-		if def == nil {
-			return nil, errNoDefault
+		var id goja.Value
+		var fn goja.Callable
+		isFn := false
+		if def != nil {
+			id = def.Get("id")
+			fn, isFn = goja.AssertFunction(def.Get("server"))
 		}
-		id := def.Get("id")
-		fn, isFn := goja.AssertFunction(def.Get("server"))
 		if id == nil || goja.IsUndefined(id) || !isString(id) || !isFn {
-			return nil, errNoDefault
+			if isFn && (id == nil || goja.IsUndefined(id)) && ocMarked {
+				// opencode's {server} form may leave the id out.
+				id = vm.ToValue(opencodeID(src, entry))
+			} else if def != nil && (def.Get("id") != nil || def.Get("server") != nil) {
+				return nil, errNoDefault // a Podcode plugin gone wrong, not an opencode one
+			} else if !ocMarked && !inOpencodeFolder(entry) && !slices.Contains(bu.Packages, opencodePackage) {
+				return nil, errNoDefault // SPEC P2: named exports alone are skipped, unless the module is opencode's
+			} else {
+				ocServer, err := opencodeServer(vm, oc, module.Get("exports"), l.opencodeInfo(), p)
+				if err != nil || ocServer == nil {
+					return nil, errNoDefault
+				}
+				ocModule, def, id, fn = true, vm.NewObject(), vm.ToValue(opencodeID(src, entry)), ocServer
+			}
 		}
 		p.ID, server = id.String(), fn
 		helpers, err := toolsProgram()
@@ -364,9 +401,27 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 			cfg = v
 		}
 		options.Set("config", cfg)
+		if ocMarked && !ocModule {
+			// opencode's {id, server} form: server reads opencode's context.
+			ctx, err := opencodeContext(vm, oc, l.opencodeInfo())
+			if err != nil {
+				return nil, err
+			}
+			for _, k := range input.Keys() {
+				ctx.Set(k, input.Get(k))
+			}
+			input = ctx
+		}
 		return server(def, input, options)
 	}, func(vm *goja.Runtime, v goja.Value) (any, error) {
-		p.collectHooks(vm, v)
+		hooks, unsupported, err := l.opencodeHooks(vm, p, oc, v, ocModule, ocMarked)
+		if err != nil {
+			return nil, err
+		}
+		if len(unsupported) > 0 {
+			l.warn("plugin: opencode hooks Podcode does not have; they are never called", "plugin", p.ID, "hooks", strings.Join(unsupported, ", "))
+		}
+		p.collectHooks(vm, hooks)
 		return nil, nil
 	})
 	var thrown *jsrt.ThrowError

@@ -15,8 +15,10 @@
 //     importing file and line.
 //  4. Validate (P1): the default export must be an object with a string id
 //     and a function server; CommonJS module.exports counts as the default
-//     export (P3). Otherwise the warning of P2 is logged and the plugin is
-//     skipped. An id in disabled_plugins is skipped here.
+//     export (P3). A module that exports functions instead is an opencode
+//     plugin and is adapted (see opencode.go). Otherwise the warning of P2
+//     is logged and the plugin is skipped. An id in disabled_plugins is
+//     skipped here.
 //  5. server(input, options) runs once (P5), awaited within the boot
 //     deadline; a throw or rejection skips the plugin (P6), and so does a
 //     server() that does not settle in time.

@@ -1,12 +1,14 @@
-// Type declarations of Podcode's plugin API (plugin runtime version 1).
-// Reference them from a plugin for editor completion:
+// Type declarations of Podcode's plugin API (plugin runtime version 1) and of
+// the web and Node APIs the plugin runtime provides: exactly those, so that a
+// type-check rejects what would fail at run time (there is no Buffer and no
+// node:fs, only node:fs/promises). Use them without @types/node and without
+// the DOM library: `podcode plugin init <name>` writes this file, a
+// tsconfig.json that does so, and a starter plugin; `podcode plugin types`
+// prints this file. A plugin references it for editor completion:
 //
 //   /// <reference path="../podcode-plugin.d.ts" />
 //   const plugin: Podcode.Plugin = { id: "my-plugin", server: () => ({}) }
 //   export default plugin
-//
-// `podcode plugin init <name>` writes this file and a starter plugin;
-// `podcode plugin types` prints it.
 
 declare namespace Podcode {
   /** The default export of a plugin module (SPEC P1). */
@@ -124,14 +126,41 @@ declare namespace Podcode {
     metadata?: Record<string, unknown>
   }
 
-  interface ToolDef<Args = any> {
+  /**
+   * A custom tool. T is the type of its zod schema, and execute's args are
+   * inferred from it (the schema's output, defaults filled in: Podcode
+   * validates the arguments before calling execute):
+   *
+   *   const parameters = z.object({ path: z.string() })
+   *   const t: Podcode.ToolDef<typeof parameters> = {
+   *     id: "t", description: "…", parameters,
+   *     execute: (args) => ({ title: args.path, output: "" }),  // args.path: string
+   *   }
+   *
+   * With a JSON Schema object as parameters, T is the arguments' type
+   * (any when left out).
+   */
+  interface ToolDef<T = any> {
     id: string
     /** What the model reads to decide when to call the tool. */
     description: string
     /** A zod schema (zod 3.25+ or 4), or a JSON Schema object. */
-    parameters: unknown
-    execute(args: Args, ctx: ToolContext & { abort: AbortSignal }): ToolResult | Promise<ToolResult>
+    parameters: T extends ZodSchema ? T : unknown
+    execute(args: ToolArgs<T>, ctx: ToolContext & { abort: AbortSignal }): ToolResult | Promise<ToolResult>
   }
+
+  /**
+   * A zod schema of any version, by shape, so that these declarations need no
+   * zod of their own: zod 4 (classic and mini) keeps its types in _zod, zod 3
+   * in _output.
+   */
+  type ZodSchema = { _zod: { output: unknown } } | { _output: unknown }
+
+  /** What execute receives for T: z.infer<T> of a zod schema, else T itself. */
+  type ToolArgs<T> =
+    T extends { _zod: { output: infer Out } } ? Out
+    : T extends { _output: infer Out } ? Out
+    : T
 
   interface BusEvent {
     type: string
@@ -147,4 +176,235 @@ declare namespace Podcode {
     /** Listen to every event; returns a function that stops listening. */
     subscribeAll(fn: (event: BusEvent) => void): () => void
   }
+}
+
+// The modules below are the Node modules Podcode provides, each with or
+// without the node: prefix; importing any other (node:fs, node:child_process,
+// bun) fails when the plugin loads.
+
+declare namespace Podcode {
+  /** node:fs/promises: UTF-8 text or bytes, paths as strings. */
+  interface FsPromises {
+    /** The file's bytes, or its text when an encoding ("utf8" or "utf-8", the only one) is given. */
+    readFile(path: string, options: "utf8" | "utf-8" | { encoding: "utf8" | "utf-8" }): Promise<string>
+    readFile(path: string, options?: { encoding?: null } | null): Promise<Uint8Array>
+    /** Writes text, or bytes that are UTF-8 text. */
+    writeFile(path: string, data: string | ArrayBuffer | ArrayBufferView): Promise<void>
+    /** The names of the directory's entries. */
+    readdir(path: string): Promise<string[]>
+    stat(path: string): Promise<Stats>
+  }
+
+  interface Stats {
+    size: number
+    mtimeMs: number
+    mtime: Date
+    mode: number
+    isFile(): boolean
+    isDirectory(): boolean
+    isSymbolicLink(): boolean
+  }
+
+  /** node:path and node:path/posix: POSIX paths. */
+  interface Path {
+    readonly sep: "/"
+    readonly delimiter: ":"
+    join(...paths: string[]): string
+    resolve(...paths: string[]): string
+    normalize(path: string): string
+    dirname(path: string): string
+    basename(path: string, suffix?: string): string
+    extname(path: string): string
+    relative(from: string, to: string): string
+    isAbsolute(path: string): boolean
+    parse(path: string): ParsedPath
+    format(path: Partial<ParsedPath>): string
+  }
+
+  interface ParsedPath {
+    root: string
+    dir: string
+    base: string
+    ext: string
+    name: string
+  }
+}
+
+declare module "node:fs/promises" {
+  const fs: Podcode.FsPromises
+  export = fs
+}
+declare module "fs/promises" {
+  const fs: Podcode.FsPromises
+  export = fs
+}
+declare module "node:path" {
+  const path: Podcode.Path
+  export = path
+}
+declare module "path" {
+  const path: Podcode.Path
+  export = path
+}
+declare module "node:path/posix" {
+  const path: Podcode.Path
+  export = path
+}
+declare module "path/posix" {
+  const path: Podcode.Path
+  export = path
+}
+
+// Web globals. Use them with the ECMAScript library only (no "DOM" in lib):
+// these are what the runtime has, not a browser's.
+
+/** Node's name for globalThis, which npm packages probe. */
+declare var global: typeof globalThis
+
+/** Every line goes to the server's log, labelled with the plugin's id. */
+declare var console: {
+  log(...data: unknown[]): void
+  info(...data: unknown[]): void
+  debug(...data: unknown[]): void
+  trace(...data: unknown[]): void
+  warn(...data: unknown[]): void
+  error(...data: unknown[]): void
+}
+
+/** A plugin holds a limited number of timers at once; one more throws a RangeError. */
+declare function setTimeout<A extends unknown[]>(fn: (...args: A) => void, ms?: number, ...args: A): number
+declare function setInterval<A extends unknown[]>(fn: (...args: A) => void, ms?: number, ...args: A): number
+declare function clearTimeout(id: number | undefined): void
+declare function clearInterval(id: number | undefined): void
+declare function queueMicrotask(fn: () => void): void
+
+/** Plain data, Dates, RegExps, Maps, Sets, arrays, ArrayBuffers and typed arrays; a function throws. */
+declare function structuredClone<T>(value: T): T
+
+declare class Event {
+  constructor(type: string)
+  readonly type: string
+}
+
+declare class EventTarget {
+  addEventListener(type: string, listener: (event: Event) => void, options?: { once?: boolean }): void
+  removeEventListener(type: string, listener: (event: Event) => void): void
+  dispatchEvent(event: Event): boolean
+}
+
+declare class AbortSignal extends EventTarget {
+  readonly aborted: boolean
+  readonly reason: any
+  onabort: ((event: Event) => void) | null
+  throwIfAborted(): void
+  static abort(reason?: any): AbortSignal
+  static timeout(ms: number): AbortSignal
+}
+
+declare class AbortController {
+  readonly signal: AbortSignal
+  abort(reason?: any): void
+}
+
+/** UTF-8 only. */
+declare class TextEncoder {
+  readonly encoding: "utf-8"
+  encode(input?: string): Uint8Array
+}
+
+/** UTF-8 only: another label throws a RangeError. */
+declare class TextDecoder {
+  constructor(label?: "utf-8" | "utf8")
+  readonly encoding: "utf-8"
+  decode(input?: ArrayBuffer | ArrayBufferView): string
+}
+
+declare class URLSearchParams {
+  constructor(init?: string | Record<string, string> | [string, string][] | URLSearchParams)
+  readonly size: number
+  append(name: string, value: string): void
+  delete(name: string, value?: string): void
+  get(name: string): string | null
+  getAll(name: string): string[]
+  has(name: string, value?: string): boolean
+  set(name: string, value: string): void
+  sort(): void
+  forEach(fn: (value: string, name: string, params: URLSearchParams) => void): void
+  entries(): IterableIterator<[string, string]>
+  keys(): IterableIterator<string>
+  values(): IterableIterator<string>
+  [Symbol.iterator](): IterableIterator<[string, string]>
+  toString(): string
+}
+
+declare class URL {
+  constructor(url: string | URL, base?: string | URL)
+  hash: string
+  host: string
+  hostname: string
+  href: string
+  readonly origin: string
+  password: string
+  pathname: string
+  port: string
+  protocol: string
+  search: string
+  /** A copy: changing it does not update href. Build a query with new URLSearchParams(…) and set search. */
+  readonly searchParams: URLSearchParams
+  username: string
+  toString(): string
+  toJSON(): string
+}
+
+type HeadersInit = Headers | [string, string][] | Record<string, string>
+
+declare class Headers {
+  constructor(init?: HeadersInit)
+  append(name: string, value: string): void
+  set(name: string, value: string): void
+  get(name: string): string | null
+  has(name: string): boolean
+  delete(name: string): void
+  forEach(fn: (value: string, name: string, headers: Headers) => void): void
+  entries(): IterableIterator<[string, string]>
+  keys(): IterableIterator<string>
+  values(): IterableIterator<string>
+  [Symbol.iterator](): IterableIterator<[string, string]>
+}
+
+/** A fetched response: its body is read whole (up to the server's limit), as text. No streams, no blobs. */
+declare class Response {
+  constructor(body?: string | null, init?: { status?: number; statusText?: string; headers?: HeadersInit })
+  readonly status: number
+  readonly statusText: string
+  readonly headers: Headers
+  readonly url: string
+  readonly ok: boolean
+  readonly redirected: boolean
+  readonly bodyUsed: boolean
+  text(): Promise<string>
+  json(): Promise<any>
+  arrayBuffer(): Promise<ArrayBuffer>
+}
+
+interface RequestInit {
+  method?: string
+  headers?: HeadersInit
+  body?: string | ArrayBuffer | ArrayBufferView | URLSearchParams | null
+  signal?: AbortSignal
+}
+
+/** HTTP(S) over the server's client. There is no Request class: pass a URL. */
+declare function fetch(input: string | URL, init?: RequestInit): Promise<Response>
+
+/** The server's environment and working directory; not Node's process. */
+declare var process: {
+  env: Record<string, string | undefined>
+  cwd(): string
+  platform: string
+  /** Always "v20.0.0", for packages that check. */
+  version: string
+  versions: { podcode: string }
+  argv: string[]
+  nextTick<A extends unknown[]>(fn: (...args: A) => void, ...args: A): void
 }

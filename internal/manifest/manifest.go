@@ -52,6 +52,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tailscale/hujson"
+
+	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/trust"
 	"github.com/podcode/podcode/plugin"
 )
@@ -92,23 +95,81 @@ type Handler struct {
 	Args    []string `json:"args,omitempty"`
 }
 
-// Error is a problem with a manifest: the file and the entry.
+// Error is a problem with a manifest: the file, the position and the entry.
 type Error struct {
-	File  string
-	Where string // e.g. contributes.hooks[2].event
-	Msg   string
+	File      string
+	Line, Col int    // 1-based; 0 when unknown
+	Where     string // e.g. contributes.hooks[2].event
+	Msg       string
 }
 
 func (e *Error) Error() string {
-	if e.Where == "" {
-		return e.File + ": " + e.Msg
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
 	}
-	return fmt.Sprintf("%s: %s: %s", e.File, e.Where, e.Msg)
+	if e.Where != "" {
+		b.WriteString(": " + e.Where)
+	}
+	b.WriteString(": " + e.Msg)
+	return b.String()
 }
 
-// Parse reads and checks a manifest (steps 2 of the lifecycle).
+// Parse reads and checks a manifest (steps 2 of the lifecycle). The file
+// is JSON with comments and trailing commas, as podcode.json is; every
+// error carries the line and column of what it is about.
 func Parse(file string, data []byte) (*Manifest, error) {
+	m, err := parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func parse(file string, data []byte) (*Manifest, *Error) {
+	if off := config.Nesting(data, maxNesting); off >= 0 {
+		line, col := config.Position(data, off)
+		return nil, &Error{File: file, Line: line, Col: col, Msg: fmt.Sprintf("objects and arrays nest deeper than %d", maxNesting)}
+	}
+	ast, perr := hujson.Parse(data)
+	if perr != nil {
+		e := &Error{File: file, Msg: strings.TrimPrefix(perr.Error(), "hujson: ")}
+		// hujson says "line L, column C: what"; keep the position as ours.
+		if _, err := fmt.Sscanf(e.Msg, "line %d, column %d:", &e.Line, &e.Col); err == nil {
+			_, e.Msg, _ = strings.Cut(e.Msg, ": ")
+		}
+		if strings.Contains(e.Msg, "after top-level value") {
+			e.Msg = "something follows the JSON object: " + e.Msg
+		}
+		return nil, e
+	}
+	// Standardizing blanks comments and trailing commas in place, so the
+	// offsets of the standard text are those of the file.
+	std := ast.Clone()
+	std.Standardize()
+	m, err := parseStd(file, std.Pack())
+	if err != nil && err.Line == 0 {
+		err.Line, err.Col = config.Position(data, offsetOf(&ast, err.Where, err.field))
+	}
+	if err != nil {
+		return nil, err.Error
+	}
+	return m, nil
+}
+
+// posError is an Error before its position is known: field is an unknown
+// field's name, looked up under Where.
+type posError struct {
+	*Error
+	field string
+}
+
+func parseStd(file string, data []byte) (*Manifest, *posError) {
 	m := &Manifest{File: file, Dir: filepath.Dir(file)}
+	fail := func(where, msg string) (*Manifest, *posError) {
+		return nil, &posError{Error: &Error{File: file, Where: where, Msg: msg}}
+	}
 	var raw struct {
 		ID               string   `json:"id"`
 		Version          string   `json:"version"`
@@ -118,7 +179,7 @@ func Parse(file string, data []byte) (*Manifest, error) {
 		} `json:"contributes"`
 	}
 	if err := decodeStrict(data, &raw); err != nil {
-		return nil, &Error{File: file, Where: err.where, Msg: err.msg}
+		return nil, &posError{Error: &Error{File: file, Where: err.where, Msg: err.msg}, field: err.field}
 	}
 	m.ID, m.Version, m.ActivationEvents = raw.ID, raw.Version, raw.ActivationEvents
 	m.Contributes.Hooks = make([]Entry, len(raw.Contributes.Hooks))
@@ -128,11 +189,11 @@ func Parse(file string, data []byte) (*Manifest, error) {
 			if err.where != "" {
 				where += "." + err.where
 			}
-			return nil, &Error{File: file, Where: where, Msg: err.msg}
+			return nil, &posError{Error: &Error{File: file, Where: where, Msg: err.msg}, field: err.field}
 		}
 	}
 	if strings.TrimSpace(m.ID) == "" {
-		return nil, &Error{File: file, Where: "id", Msg: "a manifest needs an id"}
+		return fail("id", "a manifest needs an id")
 	}
 	for i, a := range m.ActivationEvents {
 		where := fmt.Sprintf("activationEvents[%d]", i)
@@ -141,10 +202,10 @@ func Parse(file string, data []byte) (*Manifest, error) {
 		case strings.HasPrefix(a, "onHook:"):
 			if ev := strings.TrimPrefix(a, "onHook:"); !plugin.IsValidHookEvent(ev) {
 				_, perr := plugin.ParseHookEvent(ev)
-				return nil, &Error{File: file, Where: where, Msg: perr.Error()}
+				return fail(where, perr.Error())
 			}
 		default:
-			return nil, &Error{File: file, Where: where, Msg: fmt.Sprintf("%q is not onStart or onHook:<Event>", a)}
+			return fail(where, fmt.Sprintf("%q is not onStart or onHook:<Event>", a))
 		}
 	}
 	for i := range m.Contributes.Hooks {
@@ -152,32 +213,32 @@ func Parse(file string, data []byte) (*Manifest, error) {
 		where := fmt.Sprintf("contributes.hooks[%d]", i)
 		if !plugin.IsValidHookEvent(e.Event) {
 			_, perr := plugin.ParseHookEvent(e.Event)
-			return nil, &Error{File: file, Where: where + ".event", Msg: perr.Error()}
+			return fail(where+".event", perr.Error())
 		}
 		if e.Matcher != "" && !plugin.HookEvent(e.Event).IsToolEvent() {
-			return nil, &Error{File: file, Where: where + ".matcher", Msg: fmt.Sprintf("%s is not a tool event: a matcher (on the tool name) would never apply", e.Event)}
+			return fail(where+".matcher", fmt.Sprintf("%s is not a tool event: a matcher (on the tool name) would never apply", e.Event))
 		}
 		if e.Matcher != "" {
 			re, err := regexp.Compile(`^(?:` + e.Matcher + `)$`)
 			if err != nil {
-				return nil, &Error{File: file, Where: where + ".matcher", Msg: fmt.Sprintf("%q does not compile: %v", e.Matcher, err)}
+				return fail(where+".matcher", fmt.Sprintf("%q does not compile: %v", e.Matcher, err))
 			}
 			e.matcher = re
 		}
 		h := e.Handler
 		switch {
 		case h.Command != "" && h.Process != "":
-			return nil, &Error{File: file, Where: where + ".handler", Msg: "give either command or process, not both"}
+			return fail(where+".handler", "give either command or process, not both")
 		case h.Command == "" && h.Process == "":
-			return nil, &Error{File: file, Where: where + ".handler", Msg: "a handler needs a command or a process"}
+			return fail(where+".handler", "a handler needs a command or a process")
 		case h.Timeout < 0:
-			return nil, &Error{File: file, Where: where + ".handler.timeout", Msg: "must not be negative"}
+			return fail(where+".handler.timeout", "must not be negative")
 		}
 	}
 	return m, nil
 }
 
-type decodeError struct{ where, msg string }
+type decodeError struct{ where, msg, field string }
 
 // decodeStrict decodes one JSON value into v: unknown fields, a wrong type
 // and anything after the value are errors, with where (a dotted path, when
@@ -188,15 +249,15 @@ func decodeStrict(data []byte, v any) *decodeError {
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return &decodeError{te.Field, fmt.Sprintf("want %s, found a JSON %s", te.Type, te.Value)}
+			return &decodeError{te.Field, fmt.Sprintf("want %s, found a JSON %s", te.Type, te.Value), ""}
 		}
 		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			return &decodeError{"", "unknown field " + f}
+			return &decodeError{"", "unknown field " + f, strings.Trim(f, `"`)}
 		}
-		return &decodeError{"", "not valid JSON: " + err.Error()}
+		return &decodeError{"", "not valid JSON: " + err.Error(), ""}
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return &decodeError{"", "something follows the JSON object"}
+		return &decodeError{"", "something follows the JSON object", ""}
 	}
 	return nil
 }

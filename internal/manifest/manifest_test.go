@@ -124,7 +124,7 @@ func TestManifestErrorsNameFileAndEntry(t *testing.T) {
 	}
 	for content, want := range cases {
 		_, err := Parse("/p/podcode-plugin.json", []byte(content))
-		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "/p/podcode-plugin.json: ") {
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "/p/podcode-plugin.json:1:") {
 			t.Errorf("%s\n  err %v\n  want ~%q", content, err, want)
 		}
 	}
@@ -400,12 +400,16 @@ func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(`{"id": "x", "activationEvents": ["onStart", "onHook:PreToolUse"], "contributes": {"hooks": [{"event": "PreToolUse", "matcher": "a|b", "handler": {"command": "true", "timeout": 1}}]}}`))
 	f.Add([]byte(`{"id": "y", "contributes": {"hooks": [{"event": "PostToolUse", "handler": {"process": "p", "args": ["-x"]}}]}}`))
 	f.Add([]byte(`{"id": "z", "contributes": {"hooks": [{"event": "PreToolUse", "matcher": "(", "handler": {"command": "x"}}]}}`))
+	f.Add([]byte("// c\n{\"id\": \"c\", /* d */ \"contributes\": {\"hooks\": [{\"event\": \"AgentStop\", \"handler\": {\"command\": \"x\",},},],},}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Parse("m.json", data)
 		if err != nil {
 			var me *Error
 			if !errors.As(err, &me) || me.File != "m.json" {
 				t.Fatalf("an error without the file: %v", err)
+			}
+			if me.Line < 1 || me.Col < 1 {
+				t.Fatalf("an error without a position: %v", err)
 			}
 			return
 		}

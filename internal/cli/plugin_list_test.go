@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// pluginListJSON is the documented shape of `podcode plugin list --json`.
+type pluginListJSON struct {
+	Plugins []struct {
+		ID     string   `json:"id"`
+		Status string   `json:"status"`
+		Tools  []string `json:"tools"`
+	} `json:"plugins"`
+	Lifecycle []map[string]any `json:"lifecycle"`
+	Warnings  []string         `json:"warnings"`
+	Skipped   []struct {
+		Kind string `json:"kind"`
+		Name string `json:"name"`
+	} `json:"skipped"`
+}
+
+// A plugin list names every warning once: a misspelt lifecycle key (only
+// logged by the loader), an unknown config key, a refused tool override;
+// the refused tool is not listed as the plugin's, and the status shows.
+func TestPluginListWarningsOnceAndRefusedTools(t *testing.T) {
+	project(t, map[string]string{
+		"podcode.json": `{"plugin": ["./plugins/bad.js"], "nonsenseKey": 1}`,
+		"plugins/bad.js": `export default { id: "bad", server: () => ({
+  tool: () => [{ id: "bash", description: "my bash", parameters: { type: "object" }, execute: () => "x" },
+               { id: "mine", description: "mine", parameters: { type: "object" }, execute: () => "y" }],
+  lifecycle: { PreToolUsed: () => undefined },
+}) }`,
+	})
+	out, err := run(t, "--trust-all", "plugin", "list", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list pluginListJSON
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(list.Plugins) != 1 || list.Plugins[0].Status != "running" || !slices.Equal(list.Plugins[0].Tools, []string{"mine"}) {
+		t.Errorf("plugins %+v", list.Plugins)
+	}
+	all := strings.Join(list.Warnings, "\n")
+	for _, want := range []string{"key=PreToolUsed", `key "nonsenseKey"`, `tool "bash"`} {
+		if n := strings.Count(all, want); n != 1 {
+			t.Errorf("%s named %d times in the warnings, want 1:\n%s", want, n, all)
+		}
+	}
+	text, _ := run(t, "--trust-all", "plugin", "list")
+	if !strings.Contains(text, "STATUS") || !strings.Contains(text, "running") || strings.Count(text, "key=PreToolUsed") != 1 {
+		t.Errorf("plugin list:\n%s", text)
+	}
+}
+
+// A trust skip is one warning (and one entry of skipped); the text list
+// names it once, in its section of code that does not run.
+func TestPluginListTrustSkipsOnce(t *testing.T) {
+	project(t, map[string]string{
+		".podcode/plugins/x.mjs": `export default { id: "x", server: () => ({}) }`,
+	})
+	out, err := run(t, "plugin", "list", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list pluginListJSON
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(list.Plugins) != 0 || len(list.Skipped) != 1 || strings.Count(strings.Join(list.Warnings, "\n"), "x.mjs") != 1 {
+		t.Errorf("list %+v", list)
+	}
+	text, _ := run(t, "plugin", "list")
+	if strings.Count(text, "x.mjs") != 1 {
+		t.Errorf("plugin list names x.mjs other than once:\n%s", text)
+	}
+}

@@ -1,0 +1,252 @@
+package jsplugin
+
+// Plugins written for opencode share the {id, server} shape but not the
+// calling convention: their hooks take (input, output) and mutate output,
+// their tool hook is a map of tool({description, args, execute}), and the
+// older form is a module of plugin functions async (ctx) => hooks. A
+// plugin is treated as opencode's when
+//
+//   - its module exports functions rather than {id, server} (every
+//     exported function is a plugin function, called in export order),
+//     and it says it is opencode's: it lies in a folder .opencode/plugin
+//     or .opencode/plugins (where opencode finds plugins), or imports
+//     @opencode-ai/plugin; any other module of named exports alone is
+//     skipped (SPEC P2);
+//   - it is an npm package that depends on @opencode-ai/plugin (then
+//     server() also receives opencode's context, and id may be left out);
+//     or
+//   - server() returned a hook declaring two parameters or a tool map.
+//
+// opencode.js adapts what maps (the hooks of Hooks, event, the tool map,
+// directory/worktree/project) and makes what Podcode lacks (client, $,
+// serverUrl) throw where it is read, which refuses a plugin that
+// destructures it at load.
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/dop251/goja"
+)
+
+// opencodePackage is the package opencode plugins depend on.
+const opencodePackage = "@opencode-ai/plugin"
+
+// ocAdapter returns opencode.js evaluated in vm, evaluating it on first use.
+type ocAdapter func(vm *goja.Runtime) (*goja.Object, error)
+
+// looksOpencode reports whether server()'s result v is opencode's: a hook
+// of Hooks declaring two parameters (input, output), or a tool map rather
+// than a function. An event key alone does not tell: Podcode ignores
+// unknown keys (P10).
+func looksOpencode(v goja.Value) bool {
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		return false
+	}
+	if t, ok := obj.Get(HookTool).(*goja.Object); ok {
+		if _, isFn := goja.AssertFunction(t); !isFn {
+			return true
+		}
+	}
+	for _, h := range Hooks {
+		if f, ok := obj.Get(h).(*goja.Object); ok {
+			if _, isFn := goja.AssertFunction(f); isFn && f.Get("length").ToInteger() >= 2 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// opencodeAdapter evaluates opencode.js in vm.
+func opencodeAdapter(vm *goja.Runtime) (*goja.Object, error) {
+	prog, err := opencodeProgram()
+	if err != nil {
+		return nil, err
+	}
+	v, err := vm.RunProgram(prog)
+	if err != nil {
+		return nil, err
+	}
+	return v.ToObject(vm), nil
+}
+
+func ocFunc(oc *goja.Object, name string) (goja.Callable, error) {
+	fn, ok := goja.AssertFunction(oc.Get(name))
+	if !ok {
+		return nil, errors.New("opencode.js: no function " + name)
+	}
+	return fn, nil
+}
+
+// opencodeServer is the server() of a module of opencode plugin functions,
+// or nil when the module exports none.
+func opencodeServer(vm *goja.Runtime, adapter ocAdapter, exports goja.Value, info map[string]any, p *Plugin) (goja.Callable, error) {
+	oc, err := adapter(vm)
+	if err != nil {
+		return nil, err
+	}
+	list, err := ocFunc(oc, "pluginFunctions")
+	if err != nil {
+		return nil, err
+	}
+	fns, err := list(goja.Undefined(), exports)
+	if err != nil {
+		return nil, err
+	}
+	if fns.ToObject(vm).Get("length").ToInteger() == 0 {
+		return nil, nil
+	}
+	mk, err := ocFunc(oc, "server")
+	if err != nil {
+		return nil, err
+	}
+	srv, err := mk(goja.Undefined(), fns, vm.ToValue(info), p.modulesFunc(vm))
+	if err != nil {
+		return nil, err
+	}
+	fn, _ := goja.AssertFunction(srv)
+	return fn, nil
+}
+
+// modulesFunc returns the plugin's loaded packages, where a tool map's
+// zod is found.
+func (p *Plugin) modulesFunc(vm *goja.Runtime) goja.Value {
+	return vm.ToValue(func(goja.FunctionCall) goja.Value {
+		if p.modules == nil {
+			return vm.NewArray()
+		}
+		return p.modules.loaded()
+	})
+}
+
+// opencodeContext is opencode's plugin context for info.
+func opencodeContext(vm *goja.Runtime, adapter ocAdapter, info map[string]any) (*goja.Object, error) {
+	oc, err := adapter(vm)
+	if err != nil {
+		return nil, err
+	}
+	fn, err := ocFunc(oc, "context")
+	if err != nil {
+		return nil, err
+	}
+	v, err := fn(goja.Undefined(), vm.ToValue(info))
+	if err != nil {
+		return nil, err
+	}
+	return v.ToObject(vm), nil
+}
+
+// opencodeHooks returns the Podcode hooks of server()'s result v: v itself
+// for a Podcode plugin, the adapted hooks for an opencode one, and the
+// opencode hooks that have no Podcode counterpart.
+func (l *loader) opencodeHooks(vm *goja.Runtime, p *Plugin, adapter ocAdapter, v goja.Value, module, marked bool) (goja.Value, []string, error) {
+	var res goja.Value
+	if module {
+		res = v // opencode.js's server already adapted them
+	} else {
+		if !marked && !looksOpencode(v) {
+			return v, nil, nil
+		}
+		oc, err := adapter(vm)
+		if err != nil {
+			return nil, nil, err
+		}
+		adapt, err := ocFunc(oc, "adapt")
+		if err != nil {
+			return nil, nil, err
+		}
+		res, err = adapt(goja.Undefined(), vm.NewArray(v), vm.ToValue(l.opencodeInfo()), l.busObject(vm, p), p.modulesFunc(vm))
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	obj, ok := res.(*goja.Object)
+	if !ok {
+		return v, nil, nil
+	}
+	var unsupported []string
+	if u, ok := obj.Get("unsupported").Export().([]any); ok {
+		for _, k := range u {
+			if s, ok := k.(string); ok {
+				unsupported = append(unsupported, s)
+			}
+		}
+	}
+	return obj.Get("hooks"), unsupported, nil
+}
+
+// opencodeInfo is what opencode's context says about the project: the
+// working directory, and the git worktree holding it (the directory
+// itself outside git).
+func (l *loader) opencodeInfo() map[string]any {
+	info := map[string]any{"directory": l.o.Cwd, "worktree": l.o.Cwd, "vcs": ""}
+	for dir := l.o.Cwd; dir != ""; {
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			info["worktree"], info["vcs"] = dir, "git"
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return info
+}
+
+// opencodeID names an opencode plugin, which has no id of its own: its
+// package's name, or its file's name without the extension.
+func opencodeID(src source, entry string) string {
+	if src.from == FromConfig && !strings.HasPrefix(src.spec, ".") && !filepath.IsAbs(src.spec) && !strings.HasPrefix(src.spec, "file:") {
+		return src.spec
+	}
+	base := filepath.Base(entry)
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// dependsOnOpencode reports whether entry is in an installed npm package
+// (under node_modules) whose package.json lists opencodePackage among its
+// dependencies of any kind. A project's own package.json does not count:
+// a project may hold Podcode plugins and depend on opencode's SDK.
+func dependsOnOpencode(entry string) bool {
+	if !slices.Contains(strings.Split(filepath.ToSlash(entry), "/"), "node_modules") {
+		return false
+	}
+	for dir := filepath.Dir(entry); ; {
+		data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+		if err == nil {
+			var pkg map[string]json.RawMessage
+			if json.Unmarshal(data, &pkg) != nil {
+				return false
+			}
+			for _, k := range []string{"dependencies", "peerDependencies", "devDependencies", "optionalDependencies"} {
+				var deps map[string]any
+				if json.Unmarshal(pkg[k], &deps) == nil {
+					if _, ok := deps[opencodePackage]; ok {
+						return true
+					}
+				}
+			}
+			return false
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir || filepath.Base(dir) == "node_modules" {
+			return false
+		}
+		dir = parent
+	}
+}
+
+// inOpencodeFolder reports whether entry lies in one of the folders
+// opencode loads plugins from: .opencode/plugin or .opencode/plugins.
+func inOpencodeFolder(entry string) bool {
+	dir := filepath.Dir(entry)
+	base := filepath.Base(dir)
+	return (base == "plugin" || base == "plugins") && filepath.Base(filepath.Dir(dir)) == ".opencode"
+}
