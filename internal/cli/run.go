@@ -84,6 +84,7 @@ fails.
 				events.follow(sessionID)
 				_, err = ag.Run(ctx, agent.TurnRequest{SessionID: sessionID, Prompt: prompt, Channel: "cli", OnEvent: onEvent})
 				printer.finish() // the text's last line ends before the session line
+				printPluginTrouble(errOut, a)
 				fmt.Fprintf(errOut, "session %s\n", sessionID)
 				if errors.Is(ctx.Err(), context.Canceled) {
 					return fmt.Errorf("the turn was cancelled")
@@ -293,5 +294,17 @@ func (t *terminalAsker) Ask(ctx context.Context, q guard.Question) (bool, error)
 	case <-ctx.Done():
 		fmt.Fprintln(t.out)
 		return false, ctx.Err()
+	}
+}
+
+// printPluginTrouble says, after a turn, which plugins no longer run
+// whole: stopped (over their memory budget) or with hooks suspended after
+// repeated timeouts. The log says it once when it happens; this is where
+// the person who ran the turn looks.
+func printPluginTrouble(w io.Writer, a *app.App) {
+	for _, p := range a.Plugins.Plugins {
+		if st := p.Status(); st != "running" {
+			fmt.Fprintf(w, "plugin %s: %s\n", printable(p.ID), printable(st))
+		}
 	}
 }

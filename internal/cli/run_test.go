@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/bus"
@@ -177,5 +178,31 @@ func TestUsageErrorsSuggestHelp(t *testing.T) {
 	}
 	if out, _, err := runIn(t, strings.NewReader(""), "plugin"); err != nil || !strings.Contains(out, "Available Commands") {
 		t.Errorf("podcode plugin: %v %q", err, out)
+	}
+}
+
+// After a turn, podcode run says which plugins no longer run whole: here
+// one whose hook timed out on each of three calls, and was suspended.
+func TestRunShowsPluginsThatNoLongerRunWhole(t *testing.T) {
+	project(t, map[string]string{
+		"podcode.json": `{"plugin": ["./plugins/hangs.js"]}`,
+		"plugins/hangs.js": `export default { id: "hangs", server: () => ({
+  "tool.execute.before": () => new Promise(() => {}),
+}) }`,
+	})
+	var out, errOut bytes.Buffer
+	bootOptions = app.Options{HookTimeout: 100 * time.Millisecond}
+	t.Cleanup(func() { bootOptions = app.Options{} })
+	root := newRoot()
+	root.SetIn(strings.NewReader(""))
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	calls := `/tool glob {"pattern": "*.md"}` + "\n" + `/tool glob {"pattern": "*.go"}` + "\n" + `/tool glob {"pattern": "*.js"}`
+	root.SetArgs([]string{"--trust-all", "run", calls})
+	if err := root.Execute(); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	if want := "plugin hangs: running; suspended after 3 timeouts in a row: tool.execute.before\n"; !strings.Contains(errOut.String(), want) {
+		t.Errorf("stderr:\n%s\nwant it to hold %q", errOut.String(), want)
 	}
 }
