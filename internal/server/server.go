@@ -152,7 +152,11 @@ func ExpandTokens(tokens []config.TenantToken) ([]config.TenantToken, error) {
 	out := make([]config.TenantToken, 0, len(tokens))
 	for i, t := range tokens {
 		written := t.Token
-		t.Token = config.ExpandEnv(t.Token)
+		var unset []string
+		t.Token, unset = config.ExpandEnvUnset(t.Token)
+		if len(unset) > 0 { // "tok-{env:X}" with X unset: a token anyone can guess
+			return nil, fmt.Errorf("config: server.tokens[%d] (tenant %d, user %q): the environment variable %s it names is unset", i, t.TenantID, t.UserID, strings.Join(unset, ", "))
+		}
 		if strings.TrimSpace(t.Token) == "" {
 			return nil, fmt.Errorf("config: server.tokens[%d] (tenant %d, user %q): %q is empty; set the variable it names", i, t.TenantID, t.UserID, written)
 		}

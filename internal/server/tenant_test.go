@@ -89,8 +89,13 @@ func TestTenants(t *testing.T) {
 		mu.Unlock()
 	})
 	tokens := []config.TenantToken{{Token: "ann-token", TenantID: 1, UserID: "ann"}, {Token: "{env:BOB_TOKEN}", TenantID: 2, UserID: "bob"}}
-	if _, err := ExpandTokens(tokens); err == nil || !strings.Contains(err.Error(), `server.tokens[1] (tenant 2, user "bob"): "{env:BOB_TOKEN}" is empty`) {
+	if _, err := ExpandTokens(tokens); err == nil || !strings.Contains(err.Error(), `server.tokens[1] (tenant 2, user "bob"): the environment variable BOB_TOKEN it names is unset`) {
 		t.Errorf("a token whose variable is unset: %v", err)
+	}
+	// Part of a token is no token: "bob-" is anyone's guess.
+	partial := []config.TenantToken{{Token: "bob-{env:BOB_TOKEN}", TenantID: 2, UserID: "bob"}}
+	if _, err := ExpandTokens(partial); err == nil || !strings.Contains(err.Error(), "BOB_TOKEN it names is unset") {
+		t.Errorf("a token with an unset variable in it: %v", err)
 	}
 	// A variable's value is taken as it is, never expanded again.
 	t.Setenv("BOB_TOKEN", "bob-token{env:HOME}")

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 	"text/template"
@@ -114,8 +113,6 @@ type hook struct {
 	seen   replayCache
 }
 
-var envRef = regexp.MustCompile(`\{env:([^}]*)\}`)
-
 // New checks and prepares the webhooks of the config: each secret is
 // expanded ({env:NAME}) and must not be empty, each prompt must be a
 // non-empty text/template that parses. Errors name the webhook
@@ -148,18 +145,18 @@ func New(hooks map[string]config.Webhook, o Options) (*Receiver, error) {
 	for _, name := range slices.Sorted(maps.Keys(hooks)) {
 		w := hooks[name]
 		h := &hook{name: name}
-		secret := config.ExpandEnv(w.Secret)
+		// Every variable the secret names must be set: "whsec_{env:X}" with
+		// X unset would be a secret anyone can guess.
+		secret, unset := config.ExpandEnvUnset(w.Secret)
 		switch {
+		case len(unset) > 0:
+			errs = append(errs, fmt.Errorf("webhooks.%s.secret: the environment variable %s it names is unset", name, strings.Join(unset, ", ")))
 		case secret != "":
 			h.secret = []byte(secret)
 		case strings.TrimSpace(w.Secret) == "":
 			errs = append(errs, fmt.Errorf("webhooks.%s.secret: missing: a webhook needs a secret to check signatures", name))
 		default:
-			var vars []string
-			for _, m := range envRef.FindAllStringSubmatch(w.Secret, -1) {
-				vars = append(vars, m[1])
-			}
-			errs = append(errs, fmt.Errorf("webhooks.%s.secret: empty after expanding %q: the environment variable %s is unset or empty", name, w.Secret, strings.Join(vars, ", ")))
+			errs = append(errs, fmt.Errorf("webhooks.%s.secret: empty after expanding %q: the environment variables it names are empty", name, w.Secret))
 		}
 		if strings.TrimSpace(w.Prompt) == "" {
 			errs = append(errs, fmt.Errorf("webhooks.%s.prompt: missing: what the turn is asked", name))

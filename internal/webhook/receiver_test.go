@@ -620,6 +620,9 @@ func TestNew(t *testing.T) {
 			[]string{"webhooks.gh.secret", "PODCODE_TEST_WEBHOOK_EMPTY"}},
 		{"unset env secret", map[string]config.Webhook{"gh": {Secret: "{env:PODCODE_TEST_WEBHOOK_UNSET_X}", Prompt: "p"}}, Options{Start: start},
 			[]string{"webhooks.gh.secret", "PODCODE_TEST_WEBHOOK_UNSET_X"}},
+		// Part of a secret is no secret: "whsec_" is anyone's guess.
+		{"unset env in a secret", map[string]config.Webhook{"gh": {Secret: "whsec_{env:PODCODE_TEST_WEBHOOK_UNSET_Y}", Prompt: "p"}}, Options{Start: start},
+			[]string{"webhooks.gh.secret: the environment variable PODCODE_TEST_WEBHOOK_UNSET_Y it names is unset"}},
 		{"no secret", map[string]config.Webhook{"gh": {Prompt: "p"}}, Options{Start: start},
 			[]string{"webhooks.gh.secret: missing"}},
 		{"no prompt", map[string]config.Webhook{"gh": {Secret: "s"}}, Options{Start: start},
