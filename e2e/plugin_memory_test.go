@@ -75,20 +75,12 @@ func TestPluginMemoryBudgetUnderAddressSpaceLimit(t *testing.T) {
 		"podcode.json":     `{"plugin": ["./plugins/burst.js", "./plugins/hoard.js", "./plugins/leak.js", "./plugins/healthy.js"]}`,
 		"plugins/burst.js": hogBurst, "plugins/hoard.js": hogHoard, "plugins/leak.js": hogLeak, "plugins/healthy.js": healthy,
 	}})
-	home := t.TempDir()
-	if out, err := podcode(dir, home, "trust", "--yes"); err != nil {
-		t.Fatalf("podcode trust: %v\n%s", err, out)
-	}
-	srv := startLimited(t, dir, home, addressSpace)
-	var sess struct{ ID string }
-	if code := srv.do("POST", "/sessions", nil, &sess); code != 201 {
-		t.Fatalf("create session: %d\n%s", code, srv.logs)
-	}
+	srv, session := trustedUnderLimit(t, dir)
 	calls := 0
 	turn := func(pattern string) {
 		t.Helper()
 		calls++
-		out, err := srv.turn(sess.ID, fmt.Sprintf(`/tool glob {"pattern": %q}`, pattern))
+		out, err := srv.turn(session, fmt.Sprintf(`/tool glob {"pattern": %q}`, pattern))
 		if err != nil {
 			t.Fatalf("turn %d (%s): %v; the server's output:\n%s", calls, pattern, err, srv.tail())
 		}
@@ -172,20 +164,12 @@ export default { id: "reader", server: () => ({
 		t.Fatal(err)
 	}
 	f.Close()
-	home := t.TempDir()
-	if out, err := podcode(dir, home, "trust", "--yes"); err != nil {
-		t.Fatalf("podcode trust: %v\n%s", err, out)
-	}
-	srv := startLimited(t, dir, home, addressSpace)
-	var sess struct{ ID string }
-	if code := srv.do("POST", "/sessions", nil, &sess); code != 201 {
-		t.Fatalf("create session: %d\n%s", code, srv.logs)
-	}
+	srv, session := trustedUnderLimit(t, dir)
 	for pattern, want := range map[string]string{
 		"zero": "refused: readFile: /dev/zero: not a regular file",
 		"huge": "refused: readFile: " + filepath.Join(dir, "huge.bin") + " is larger than",
 	} {
-		out, err := srv.turn(sess.ID, fmt.Sprintf(`/tool glob {"pattern": %q}`, pattern))
+		out, err := srv.turn(session, fmt.Sprintf(`/tool glob {"pattern": %q}`, pattern))
 		if err != nil {
 			t.Fatalf("%s: %v; the server's output:\n%s", pattern, err, srv.tail())
 		}
@@ -196,6 +180,22 @@ export default { id: "reader", server: () => ({
 	if !srv.alive() {
 		t.Fatalf("the server died:\n%s", srv.tail())
 	}
+}
+
+// trustedUnderLimit trusts the project in dir, serves it under the
+// address-space limit, and opens a session.
+func trustedUnderLimit(t *testing.T, dir string) (*limited, string) {
+	t.Helper()
+	home := t.TempDir()
+	if out, err := podcode(dir, home, "trust", "--yes"); err != nil {
+		t.Fatalf("podcode trust: %v\n%s", err, out)
+	}
+	srv := startLimited(t, dir, home, addressSpace)
+	var sess struct{ ID string }
+	if code := srv.do("POST", "/sessions", nil, &sess); code != 201 {
+		t.Fatalf("create session: %d\n%s", code, srv.logs)
+	}
+	return srv, sess.ID
 }
 
 // limited is a podcode serve process under an address-space limit.

@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/podcode/podcode/internal/trust"
 	"io"
 	"io/fs"
 	"maps"
@@ -482,7 +483,7 @@ func readFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &Error{File: path, Msg: "not a regular file but " + fileType(fi.Mode())}
+		return nil, &Error{File: path, Msg: "not a regular file but " + trust.FileType(fi.Mode())}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
@@ -492,21 +493,6 @@ func readFile(path string) ([]byte, error) {
 		return nil, &Error{File: path, Msg: fmt.Sprintf("larger than %d MiB", MaxFileSize>>20)}
 	}
 	return data, nil
-}
-
-// fileType names what a path that is not a regular file is.
-func fileType(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 // Nesting returns the offset of the first object or array that lies

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dop251/goja"
 
+	"github.com/podcode/podcode/internal/logging"
 	"github.com/podcode/podcode/internal/trust"
 )
 
@@ -139,9 +140,8 @@ func bytesString(b []byte) string {
 
 // consoleState bounds a runtime's console output (loop goroutine only).
 type consoleState struct {
-	tokens   float64
-	last     time.Time // when tokens was last refilled
-	dropped  int64     // lines dropped since the last report
+	budget   logging.LineBudget
+	dropped  int64 // lines dropped since the last report
 	total    int64
 	reported time.Time
 }
@@ -158,13 +158,7 @@ func (r *Runtime) hostLog(level string, msg goja.Value) {
 	}
 	c := &r.host.console
 	now := time.Now()
-	if c.last.IsZero() {
-		c.tokens = ConsoleBurst
-	} else {
-		c.tokens = min(ConsoleBurst, c.tokens+now.Sub(c.last).Seconds()*ConsoleLinesPerSecond)
-	}
-	c.last = now
-	if c.tokens < 1 {
+	if ok, _ := c.budget.Allow(now); !ok {
 		c.dropped++
 		c.total++
 		if c.dropped == 1 && now.Sub(c.reported) >= consoleReportEvery {
@@ -172,7 +166,6 @@ func (r *Runtime) hostLog(level string, msg goja.Value) {
 		}
 		return
 	}
-	c.tokens--
 	if c.dropped > 0 && now.Sub(c.reported) >= consoleReportEvery {
 		r.reportConsoleDrops(now)
 	}

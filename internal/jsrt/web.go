@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"github.com/podcode/podcode/internal/logging"
 	"io"
 	"net/http"
 	"os"
@@ -88,6 +89,7 @@ func (r *Runtime) installGlobals() error {
 	r.host.fetchPool = &hostPool{what: "fetch", limit: MaxFetches}
 	r.host.readPool = &hostPool{what: "readFile", limit: MaxFileReads}
 	r.host.filePool = &hostPool{what: "fs", limit: MaxFileOps}
+	r.host.console.budget = logging.LineBudget{Burst: ConsoleBurst, PerSecond: ConsoleLinesPerSecond}
 
 	r.host.rangeError, _ = goja.AssertConstructor(vm.Get("RangeError"))
 	host := vm.NewObject()

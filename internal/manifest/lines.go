@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"github.com/podcode/podcode/internal/logging"
 	"log/slog"
 	"strings"
 	"time"
@@ -71,30 +72,10 @@ const (
 	logRate       = 10 // lines a second
 )
 
-// logBudget is a token bucket over log lines: logBurst lines, refilled at
-// logRate a second. Its owner serialises the calls.
-type logBudget struct {
-	tokens  float64
-	last    time.Time
-	dropped int
-}
-
-// allow says whether a line may be logged at now; when it may, dropped is
-// how many were held back since the last one that was.
-func (b *logBudget) allow(now time.Time) (ok bool, dropped int) {
-	if b.last.IsZero() {
-		b.tokens = logBurst
-	} else {
-		b.tokens = min(logBurst, b.tokens+now.Sub(b.last).Seconds()*logRate)
-	}
-	b.last = now
-	if b.tokens < 1 {
-		b.dropped++
-		return false, 0
-	}
-	b.tokens--
-	dropped, b.dropped = b.dropped, 0
-	return true, dropped
+// newLogBudget is the budget of one process's log lines: logBurst at
+// once, logRate a second.
+func newLogBudget() logging.LineBudget {
+	return logging.LineBudget{Burst: logBurst, PerSecond: logRate}
 }
 
 // stderrLog logs a process's stderr, line by line, within the bounds
@@ -102,11 +83,11 @@ func (b *logBudget) allow(now time.Time) (ok bool, dropped int) {
 type stderrLog struct {
 	lineWriter
 	log    *slog.Logger
-	budget logBudget
+	budget logging.LineBudget
 }
 
 func newStderrLog(log *slog.Logger) *stderrLog {
-	s := &stderrLog{log: log}
+	s := &stderrLog{log: log, budget: newLogBudget()}
 	s.lineWriter = lineWriter{max: stderrLineMax,
 		line: func(l []byte) { s.emit(l, false) },
 		over: func(l []byte) { s.emit(l, true) }}
@@ -114,7 +95,7 @@ func newStderrLog(log *slog.Logger) *stderrLog {
 }
 
 func (s *stderrLog) emit(line []byte, cut bool) {
-	ok, dropped := s.budget.allow(time.Now())
+	ok, dropped := s.budget.Allow(time.Now())
 	if !ok {
 		return
 	}
@@ -136,6 +117,5 @@ func (s *stderrLog) reportDropped(n int) {
 // close flushes the last line and reports what was held back.
 func (s *stderrLog) close() {
 	s.flush()
-	s.reportDropped(s.budget.dropped)
-	s.budget.dropped = 0
+	s.reportDropped(s.budget.TakeHeld())
 }

@@ -51,19 +51,19 @@ func FuzzLineWriter(f *testing.F) {
 // The budget lets a burst through, then holds lines back and counts them,
 // and lets them flow again at its rate.
 func TestLogBudget(t *testing.T) {
-	var b logBudget
+	b := newLogBudget()
 	now := time.Unix(0, 0)
 	for i := range logBurst {
-		if ok, _ := b.allow(now); !ok {
+		if ok, _ := b.Allow(now); !ok {
 			t.Fatalf("line %d of the burst held back", i)
 		}
 	}
 	for range 7 {
-		if ok, _ := b.allow(now); ok {
+		if ok, _ := b.Allow(now); ok {
 			t.Fatal("a line past the burst was let through")
 		}
 	}
-	if ok, dropped := b.allow(now.Add(time.Second / logRate)); !ok || dropped != 7 {
+	if ok, dropped := b.Allow(now.Add(time.Second / logRate)); !ok || dropped != 7 {
 		t.Fatalf("after a refill: %v, %d dropped", ok, dropped)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/podcode/podcode/internal/logging"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -186,7 +187,7 @@ type Process struct {
 	restarts int
 
 	// garbage bounds the warnings about lines that answer no call.
-	garbage logBudget
+	garbage logging.LineBudget
 }
 
 // instance is one run of the process.
@@ -204,7 +205,7 @@ type instance struct {
 }
 
 func newProcess(name, path string, args []string, dir string, env []string, log *slog.Logger, recheck func() error) *Process {
-	return &Process{name: name, path: path, args: args, dir: dir, env: env, log: log.With("plugin", name),
+	return &Process{garbage: newLogBudget(), name: name, path: path, args: args, dir: dir, env: env, log: log.With("plugin", name),
 		recheck: recheck, pending: map[int64]chan answer{}}
 }
 
@@ -311,7 +312,7 @@ func (p *Process) response(line []byte) {
 		ch <- answer{err: err}
 		delete(p.pending, id)
 	}
-	logIt, dropped := p.garbage.allow(time.Now())
+	logIt, dropped := p.garbage.Allow(time.Now())
 	p.mu.Unlock()
 	if logIt {
 		p.log.Warn("manifest: "+err.Error(), "failed_calls", failed, "warnings_dropped", dropped)

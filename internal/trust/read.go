@@ -30,7 +30,7 @@ func OpenRegular(path string) (*os.File, error) {
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%s: %w but %s", path, ErrNotRegular, fileType(fi.Mode()))
+		err = fmt.Errorf("%s: %w but %s", path, ErrNotRegular, FileType(fi.Mode()))
 	}
 	if err != nil {
 		f.Close()
@@ -74,8 +74,9 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	return data, nil
 }
 
-// fileType names what a path that is not a regular file is.
-func fileType(m fs.FileMode) string {
+// FileType names what a path that is not a regular file is: "a FIFO",
+// "a device"…, for messages.
+func FileType(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a folder"
