@@ -196,7 +196,8 @@ func WithLayer(l Layer) RegisterOption { return func(e *entry) { e.layer = l } }
 func WithSource(s string) RegisterOption { return func(e *entry) { e.source = s } }
 
 // WithMatcher limits the handler to tool calls whose tool name matches m
-// (for instance ^(bash|write)$), on the tool events (PreToolUse, PostToolUse,
+// (for instance ^(bash|write)$), or whose other name does (ExtraToolAlias:
+// ^mcp__memory__ for the tools of the MCP server memory), on the tool events (PreToolUse, PostToolUse,
 // PostToolUseFailure); on other events it always runs. A handler that does
 // not match is reported as not matched and casts no vote.
 func WithMatcher(m *regexp.Regexp) RegisterOption { return func(e *entry) { e.matcher = m } }

@@ -169,6 +169,10 @@ const (
 	ExtraError               = "error"                 // error text, on PostToolUseFailure
 	ExtraToolOutputTruncated = "tool_output_truncated" // true when ToolOutput was cut
 	ExtraToolOutputBytes     = "tool_output_bytes"     // ToolOutput's length before the cut
+	// ExtraToolAlias is, on tool events, the tool's other name when it has
+	// one: mcp__<server>__<tool> for an MCP server's tool (registered as
+	// <server>_<tool>), as Claude Code names it.
+	ExtraToolAlias = "tool_alias"
 )
 
 // MaxToolOutputBytes caps HookPayload.ToolOutput (SPEC L4).

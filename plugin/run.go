@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -150,7 +151,7 @@ func (r *run) workChanged() bool {
 // step runs handler i and publishes its slot. prev and the time returned
 // are clock() readings; ok is false when the caller closed the run meanwhile.
 func (r *run) step(i int, prev time.Duration) (time.Duration, bool) {
-	if m := r.chain.run[i].matcher; m != nil && r.base.Event.IsToolEvent() && !m.MatchString(r.base.ToolName) {
+	if m := r.chain.run[i].matcher; m != nil && r.base.Event.IsToolEvent() && !matchesTool(m, &r.base) {
 		return r.record(i, nil, nil, unmatched{}, prev)
 	}
 	p := &r.copies[i]
@@ -403,4 +404,15 @@ func worker(r *run) {
 		r = <-jobs
 		idleWorkers.Add(-1)
 	}
+}
+
+// matchesTool tests a handler's matcher against the tool's name and, when
+// it has one, its other name (ExtraToolAlias: an MCP tool's
+// mcp__<server>__<tool>).
+func matchesTool(m *regexp.Regexp, p *HookPayload) bool {
+	if m.MatchString(p.ToolName) {
+		return true
+	}
+	a, _ := p.Extra[ExtraToolAlias].(string)
+	return a != "" && m.MatchString(a)
 }

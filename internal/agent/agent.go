@@ -502,6 +502,10 @@ func (t *turn) loop(ctx context.Context) error {
 			return nil
 		}
 		continuations++
+		// The reason is the next prompt: the loop guard starts afresh, as
+		// for a new turn, so that a hook that loops until the tests pass
+		// may run the same test command again.
+		t.a.App.Guard.Reset(t.sess.ID)
 		msg := rep.Result.Message
 		if msg == "" {
 			msg = "Continue."

@@ -690,3 +690,38 @@ func TestClaudeHookContextReachesTheModel(t *testing.T) {
 		t.Errorf("a blocked prompt: %v", err)
 	}
 }
+
+// A Stop hook's continuation is a new prompt: the loop guard starts afresh,
+// so the same command may run again (a hook that loops until the tests
+// pass runs the tests each time).
+func TestStopContinuationResetsLoopGuard(t *testing.T) {
+	stops := 0
+	e := newEnv(t, apptest.Project{
+		Files: map[string]string{"turn.jsonl": `{"toolCalls": [{"tool": "bash", "args": {"command": "echo testing"}}]}` + "\n" +
+			`{"text": "done"}` + "\n" +
+			`{"toolCalls": [{"tool": "bash", "args": {"command": "echo testing"}}]}` + "\n" +
+			`{"text": "done again"}` + "\n"},
+		Config: map[string]any{"provider": map[string]any{"offline": map[string]any{"options": map[string]any{"replay": "turn.jsonl"}}}},
+		User:   map[string]any{"agent": map[string]any{"loop_guard": 2}},
+	}, func(d *plugin.Dispatcher) error {
+		return d.Register(plugin.HookAgentStop, func(context.Context, *plugin.HookPayload) (*plugin.HookResult, error) {
+			if stops++; stops == 1 {
+				return &plugin.HookResult{Decision: plugin.DecisionDeny, Message: "run the tests again"}, nil
+			}
+			return nil, nil
+		})
+	})
+	res, err := e.turn(t, "test it")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outputs []string
+	for _, m := range res.Messages {
+		if m.Result != nil {
+			outputs = append(outputs, m.Result.Output)
+		}
+	}
+	if len(outputs) != 2 || !strings.Contains(outputs[1], "testing") {
+		t.Fatalf("the command after the continuation: %q", outputs)
+	}
+}

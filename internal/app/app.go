@@ -9,11 +9,16 @@
 //     settings that need trust are one trust item of kind config, merged
 //     only once the gate allows it (gateProjectConfig), before anything
 //     reads the config.
-//  2. Register the built-in tools.
+//  2. Register the built-in tools, and start the MCP servers (podcode.json's
+//     mcp, the project's .mcp.json; a project's once trusted), which go on
+//     starting while the plugins load; their tools are registered as
+//     <server>_<tool> when each is ready (package mcpclient).
 //  3. Load the plugins (jsplugin's lifecycle: find, bundle, import,
 //     validate, server(), drain tool, register).
 //  4. Merge the plugins' tools into the registry by id, in pipeline order;
 //     overrides of protected tools are refused and logged (SPEC H10).
+//     Wait for the MCP servers (at most the start bound: one not ready by
+//     then keeps starting in the background).
 //  5. Make the lifecycle dispatcher and register, in this order: the
 //     config's permission policy (config layer, PreToolUse), Options.Hooks
 //     (an embedder's Go handlers), the JS plugins' lifecycle objects
@@ -50,6 +55,7 @@ import (
 	"github.com/podcode/podcode/internal/jsplugin"
 	"github.com/podcode/podcode/internal/logging"
 	"github.com/podcode/podcode/internal/manifest"
+	"github.com/podcode/podcode/internal/mcpclient"
 	"github.com/podcode/podcode/internal/pipeline"
 	"github.com/podcode/podcode/internal/provider"
 	"github.com/podcode/podcode/internal/tool"
@@ -71,6 +77,9 @@ type App struct {
 	Guard   *guard.Guard       // the Runner's gate; set Guard.Asker to answer permission questions
 	Redact  *logging.Redactor  // the secrets of the environment and the config, for what is stored and streamed
 	Trust   *trust.Gate        // what project code was allowed or refused
+	// MCP is the MCP servers whose tools are in Tools (nil when none is
+	// configured).
+	MCP *mcpclient.Set
 	// Manifests are the manifest plugins and their processes.
 	Manifests *manifest.Set
 	// DataDir holds the database and the tenants' workspaces, outside the
@@ -163,6 +172,19 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 		}
 	}
 
+	// The MCP servers start while the plugins load; Boot waits for both.
+	waitMCP, err := a.startMCP(ctx, o.BootTimeout)
+	if err != nil {
+		return nil, err
+	}
+	booted := false
+	defer func() {
+		if !booted {
+			waitMCP()
+			a.MCP.Close()
+		}
+	}()
+
 	cache := o.BundleCache
 	switch cache {
 	case "":
@@ -183,6 +205,7 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 			}
 		}
 	}
+	waitMCP()
 	a.Hooks = plugin.NewDispatcher(plugin.WithLogger(log))
 	policy := guard.NewPolicy(cfg.Permission, cfg.ProjectPermission)
 	for tool, d := range policy.Loosening() {
@@ -230,6 +253,7 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 	a.Guard = &guard.Guard{Hooks: a.Hooks, Policy: policy, LoopLimit: cfg.Agent.LoopGuard,
 		AskTimeout: time.Duration(cfg.Agent.AskTimeoutMs) * time.Millisecond}
 	a.Runner = &pipeline.Runner{Plugins: a.Plugins, Tools: a.Tools, Bus: a.Bus, Log: log, HookTimeout: o.HookTimeout, Gate: a.Guard}
+	booted = true
 	return a, nil
 }
 
@@ -243,6 +267,7 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 func (a *App) Close() {
 	a.EndSessions(context.Background(), EndClosed)
 	a.Plugins.Close()
+	a.MCP.Close()
 	a.Manifests.Close()
 	a.claude.Close()
 	for _, u := range a.unsubscribe {

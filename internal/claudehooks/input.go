@@ -168,7 +168,7 @@ func claudeInput(p *plugin.HookPayload, dir string, tr *Transcripts) (map[string
 			return nil, nil, err
 		}
 		toolInput = toClaudeArgs(p.ToolName, args, dir)
-		in["tool_name"] = ClaudeToolName(p.ToolName)
+		in["tool_name"] = payloadNames(p)[0]
 		in["tool_input"] = toolInput
 		if p.Event != plugin.HookPreToolUse {
 			in["duration_ms"] = p.ToolElapsedMs

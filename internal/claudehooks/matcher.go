@@ -89,6 +89,8 @@ var never = regexp.MustCompile(`[^\x00-\x{10FFFF}]`)
 // or the expression itself tested on the id (other tools keep their names);
 // that can match a built-in id the expression should not (for "^[a-z]",
 // bash), so the handler tests the Claude Code name again.
+// The dispatcher tests it on an MCP tool's Claude Code name too
+// (plugin.ExtraToolAlias, mcp__<server>__<tool>).
 func (m matcher) podcodeRegexp() *regexp.Regexp {
 	if m.all {
 		return nil

@@ -172,6 +172,16 @@ func claudeNames(podcode string) []string {
 	return []string{c}
 }
 
+// payloadNames lists the names a matcher is tested against for the tool of
+// a tool event: an MCP tool's Claude Code name (mcp__<server>__<tool>,
+// plugin.ExtraToolAlias), else claudeNames of its id.
+func payloadNames(p *plugin.HookPayload) []string {
+	if a, _ := p.Extra[plugin.ExtraToolAlias].(string); a != "" {
+		return []string{a}
+	}
+	return claudeNames(p.ToolName)
+}
+
 // podcodeToolName is ClaudeToolName the other way round.
 func podcodeToolName(claude string) string {
 	if p, ok := podcodeTools[claude]; ok {

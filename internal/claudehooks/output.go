@@ -164,7 +164,8 @@ func deref(s *string) string {
 //     decides as on exit 0, as in Claude Code.
 //
 // Invalid JSON on stdout is a non-blocking error, except on exit 2, which
-// blocks anyway with stderr.
+// blocks anyway with stderr or, when stderr is empty, a reason the JSON
+// still gives (looseReason).
 func fromClaudeOutput(event string, exitCode int, stdout, stderr []byte) (*plugin.HookResult, error) {
 	ctl, ok := controls[event]
 	if !ok {
@@ -185,6 +186,9 @@ func fromClaudeOutput(event string, exitCode int, stdout, stderr []byte) (*plugi
 		}
 		if res.Message == "" {
 			res.Message = strings.TrimSpace(string(stderr))
+		}
+		if res.Message == "" && perr != nil {
+			res.Message = looseReason(stdout)
 		}
 		if res.Message == "" {
 			res.Message = fmt.Sprintf("a Claude Code %s hook blocked it (exit status 2)", event)
@@ -214,6 +218,30 @@ func fromClaudeOutput(event string, exitCode int, stdout, stderr []byte) (*plugi
 	o.data(ctl, res)
 	res.Decision, res.Message = o.vote(event, ctl)
 	return clean(res), nil
+}
+
+// looseReason is the reason a hook that exits 2 gives in JSON that is not
+// valid hook output, most often a decision Claude Code does not know
+// ({"decision": "deny", "reason": ...}, written for hosts that take it): the
+// call is blocked anyway, and the author's words tell the model why better
+// than a generic message. "" when stdout holds no such string.
+func looseReason(stdout []byte) string {
+	var o struct {
+		Reason             any `json:"reason"`
+		StopReason         any `json:"stopReason"`
+		HookSpecificOutput struct {
+			PermissionDecisionReason any `json:"permissionDecisionReason"`
+		} `json:"hookSpecificOutput"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(stdout), &o) != nil {
+		return ""
+	}
+	for _, v := range []any{o.Reason, o.HookSpecificOutput.PermissionDecisionReason, o.StopReason} {
+		if s, ok := v.(string); ok && strings.TrimSpace(s) != "" {
+			return strings.TrimSpace(s)
+		}
+	}
+	return ""
 }
 
 // clean returns nil for a result that neither votes nor carries data.

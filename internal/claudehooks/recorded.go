@@ -43,7 +43,7 @@ func RegisterRecordedGuard(d *plugin.Dispatcher, g trust.Guard, projectDir strin
 	}
 	handler := func(ctx context.Context, p *plugin.HookPayload) (*plugin.HookResult, error) {
 		if p.Event.IsToolEvent() {
-			names := claudeNames(p.ToolName)
+			names := payloadNames(p)
 			if !h.match.match(names...) {
 				return nil, nil
 			}

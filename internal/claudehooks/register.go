@@ -221,7 +221,7 @@ func (r *runner) handler(h *Hook) plugin.HookHandler {
 		if p.Event.IsToolEvent() {
 			// The dispatcher's matcher is over Podcode's ids; this is the
 			// exact test, over Claude Code's names.
-			names := claudeNames(p.ToolName)
+			names := payloadNames(p)
 			if !h.match.match(names...) || h.cond != nil && !h.cond.matches(names, toolInput, r.dir) {
 				return nil, nil
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/jsplugin"
+	"github.com/podcode/podcode/internal/mcpclient"
 	"github.com/podcode/podcode/internal/trust"
 	"github.com/podcode/podcode/plugin"
 )
@@ -60,7 +61,9 @@ func newPluginListCmd() *cobra.Command {
 					Warnings  []string             `json:"warnings"`
 					// Skipped is the project code that does not run.
 					Skipped []trust.Skip `json:"skipped"`
-				}{Plugins: []pluginInfo{}, Lifecycle: []plugin.HandlerInfo{}, Warnings: []string{}, Skipped: a.Trust.Skipped()}
+					// MCP is the MCP servers and the tools they give.
+					MCP []mcpclient.Status `json:"mcp"`
+				}{Plugins: []pluginInfo{}, Lifecycle: []plugin.HandlerInfo{}, Warnings: []string{}, Skipped: a.Trust.Skipped(), MCP: a.MCPStatus()}
 				out.Warnings = listedWarnings(a, warns.Lines())
 				for _, ev := range plugin.HookEvents() {
 					out.Lifecycle = append(out.Lifecycle, a.Hooks.Handlers(ev)...)
@@ -104,6 +107,10 @@ func newPluginListCmd() *cobra.Command {
 						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.Event, printable(orDash(nonEmpty(h.Matcher))), h.Layer, printable(source))
 					}
 					tw.Flush()
+				}
+				if len(out.MCP) > 0 {
+					fmt.Fprintln(cmd.OutOrStdout(), "\nMCP servers:")
+					printMCPServers(cmd.OutOrStdout(), out.MCP)
 				}
 				if len(out.Skipped) > 0 {
 					fmt.Fprintln(cmd.OutOrStdout())

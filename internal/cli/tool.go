@@ -43,7 +43,7 @@ func newToolListCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the merged tool registry: built-ins and plugin tools",
+		Short: "List the merged tool registry: built-ins, plugin tools and the tools of MCP servers",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return booted(cmd, func(a *app.App) error {

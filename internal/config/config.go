@@ -117,6 +117,11 @@ type Config struct {
 	Cron []CronJob
 	// Webhooks by name, merged as Cron.
 	Webhooks map[string]Webhook
+	// MCP is the Model Context Protocol servers whose tools Podcode uses,
+	// by name: the user's, then the project's, which never replace one of
+	// the user's. A project's server is project code: it starts only once
+	// its own entry is trusted (package mcpclient).
+	MCP map[string]MCPServer
 	// DisableProjectPlugins (user's file only) stops all code that comes
 	// with the project: its plugins, manifests and .claude hooks. A
 	// project's file cannot switch it off.
@@ -334,6 +339,56 @@ type Webhook struct {
 	Project bool   `json:"-"`      // written in the project's file
 }
 
+// MCPServer is one entry of mcp, in opencode's shape: a local server is a
+// command Podcode starts and talks to over stdio, a remote one a URL
+// (streamable HTTP, or SSE for older servers).
+type MCPServer struct {
+	Type        string            `json:"type"`                  // "local" or "remote"
+	Command     []string          `json:"command,omitempty"`     // local: the program and its arguments
+	Environment map[string]string `json:"environment,omitempty"` // local: added to the environment; {env:NAME} expanded (user's file)
+	URL         string            `json:"url,omitempty"`         // remote: the endpoint; {env:NAME} expanded (user's file)
+	Headers     map[string]string `json:"headers,omitempty"`     // remote: sent with every request; {env:NAME} expanded (user's file)
+	Enabled     *bool             `json:"enabled,omitempty"`     // false: not started
+	Timeout     int               `json:"timeout,omitempty"`     // ms: bounds start-up and each call; 0 for the defaults
+	Project     bool              `json:"-"`                     // written in the project's file
+	File        string            `json:"-"`                     // the file that declares it
+	Line        int               `json:"-"`                     // the entry's line in File
+}
+
+// ValidMCPServer checks one mcp entry: its name (it becomes part of tool
+// ids), its type, and what that type needs.
+func ValidMCPServer(name string, m MCPServer) error {
+	if name == "" || strings.ContainsFunc(name, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+	}) {
+		return fmt.Errorf("%q is not a usable MCP server name (letters, digits, - and _: it prefixes the ids of its tools)", name)
+	}
+	switch m.Type {
+	case "local":
+		if len(m.Command) == 0 || strings.TrimSpace(m.Command[0]) == "" {
+			return fmt.Errorf("a local MCP server needs a command (a list: the program, then its arguments)")
+		}
+		if m.URL != "" || len(m.Headers) > 0 {
+			return fmt.Errorf("a local MCP server takes no url or headers (those are for \"type\": \"remote\")")
+		}
+	case "remote":
+		if m.URL == "" {
+			return fmt.Errorf("a remote MCP server needs a url")
+		}
+		if len(m.Command) > 0 || len(m.Environment) > 0 {
+			return fmt.Errorf("a remote MCP server takes no command or environment (those are for \"type\": \"local\")")
+		}
+	case "":
+		return fmt.Errorf("an MCP server needs a type: \"local\" (a command) or \"remote\" (a url)")
+	default:
+		return fmt.Errorf("type %q is not \"local\" or \"remote\"", m.Type)
+	}
+	if m.Timeout < 0 {
+		return fmt.Errorf("timeout must not be negative")
+	}
+	return nil
+}
+
 // ExpandEnv substitutes {env:NAME} in s with the environment variable NAME,
 // in one pass: a value that itself holds {env:...} is not expanded again.
 // An unset variable expands to nothing; ExpandEnvUnset says which were.
@@ -386,6 +441,7 @@ type file struct {
 	Hooks           map[string]HookOverride    `json:"hooks,omitempty"`
 	Cron            []CronJob                  `json:"cron,omitempty"`
 	Webhooks        map[string]Webhook         `json:"webhooks,omitempty"`
+	MCP             map[string]MCPServer       `json:"mcp,omitempty"`
 	// DisableProjectPlugins is honoured in the user's file only.
 	DisableProjectPlugins *bool `json:"disable_project_plugins,omitempty"`
 }
@@ -697,6 +753,20 @@ func (cfg *Config) mergeFile(path string, f *file, lines []int, project bool, se
 		w.Project = project
 		cfg.Webhooks[name] = w
 	}
+	for name, m := range f.MCP {
+		if cfg.MCP == nil {
+			cfg.MCP = map[string]MCPServer{}
+		}
+		if prev, ok := cfg.MCP[name]; ok && !prev.Project && project {
+			cfg.warnAt(path, "mcp."+name, "ignored: the user's file has an MCP server of that name")
+			continue
+		}
+		m.Project, m.File = project, path
+		if o := cfg.Origins("mcp." + name); len(o) > 0 {
+			m.Line = o[len(o)-1].Line
+		}
+		cfg.MCP[name] = m
+	}
 }
 
 // strictness orders permission values: a project's file may only raise it.
@@ -762,15 +832,14 @@ func mergeMaps(base, over map[string]any) map[string]any {
 	return out
 }
 
-// decode parses one file. lines holds the line of each plugin entry.
-//
-// The whole file is decoded and validated, so that a bad value is an error
-// wherever it is; what is merged is rebuilt from settings, the keys the
-// table knows, spelled exactly (encoding/json would also take "SERVER").
-func decode(path string, data []byte, project bool) (f file, lines []int, settings []Setting, warnings []string, err error) {
-	if off := Nesting(data, MaxNesting); off >= 0 {
+// ParseJSONC parses a file of JSON with comments and trailing commas
+// (podcode.json, a manifest, .mcp.json), refusing objects and arrays that
+// nest deeper than maxNesting. Its error is an *Error with the file, line
+// and column.
+func ParseJSONC(path string, data []byte, maxNesting int) (hujson.Value, *Error) {
+	if off := Nesting(data, maxNesting); off >= 0 {
 		line, col := Position(data, off)
-		return f, nil, nil, nil, &Error{File: path, Line: line, Col: col, Msg: fmt.Sprintf("objects and arrays nest deeper than %d", MaxNesting)}
+		return hujson.Value{}, &Error{File: path, Line: line, Col: col, Msg: fmt.Sprintf("objects and arrays nest deeper than %d", maxNesting)}
 	}
 	ast, perr := hujson.Parse(data)
 	if perr != nil {
@@ -779,7 +848,23 @@ func decode(path string, data []byte, project bool) (f file, lines []int, settin
 		if _, err := fmt.Sscanf(e.Msg, "line %d, column %d:", &e.Line, &e.Col); err == nil {
 			_, e.Msg, _ = strings.Cut(e.Msg, ": ")
 		}
-		return f, nil, nil, nil, e
+		if strings.Contains(e.Msg, "after top-level value") {
+			e.Msg = "something follows the JSON object: " + e.Msg
+		}
+		return hujson.Value{}, e
+	}
+	return ast, nil
+}
+
+// decode parses one file. lines holds the line of each plugin entry.
+//
+// The whole file is decoded and validated, so that a bad value is an error
+// wherever it is; what is merged is rebuilt from settings, the keys the
+// table knows, spelled exactly (encoding/json would also take "SERVER").
+func decode(path string, data []byte, project bool) (f file, lines []int, settings []Setting, warnings []string, err error) {
+	ast, perr := ParseJSONC(path, data, MaxNesting)
+	if perr != nil {
+		return f, nil, nil, nil, perr
 	}
 	obj, ok := ast.Value.(*hujson.Object)
 	if !ok {
@@ -896,6 +981,11 @@ func validate(path string, data []byte, obj *hujson.Object, f *file) error {
 			return at("cron", fmt.Sprintf("job %q has no prompt", j.Name))
 		}
 		seen[j.Name] = true
+	}
+	for name, m := range f.MCP {
+		if err := ValidMCPServer(name, m); err != nil {
+			return at("mcp."+name, err.Error())
+		}
 	}
 	for name, w := range f.Webhooks {
 		switch {

@@ -161,6 +161,14 @@ var Keys = []Row{
 	{Key: "cron", Access: Trust, Why: "runs prompts unattended; cannot replace a job of the user's of the same name"},
 	{Key: "webhooks.*", Access: Trust, Expands: true, Why: "runs prompts on a delivery signed with its secret, which whoever can read the project knows; cannot replace a webhook of the user's of the same name"},
 
+	{Key: "mcp.*.type", Access: Add, Why: "a project's MCP server comes after the user's and never replaces one of the same name; it is project code and starts only once its own entry (and the files its command runs) is trusted"},
+	{Key: "mcp.*.command", Access: Add, Why: "a project's MCP server comes after the user's and never replaces one of the same name; it is project code and starts only once its own entry (and the files its command runs) is trusted"},
+	{Key: "mcp.*.environment", Access: Add, Expands: true, Why: "a project's MCP server comes after the user's and never replaces one of the same name; it is project code and starts only once its own entry (and the files its command runs) is trusted"},
+	{Key: "mcp.*.url", Access: Add, Expands: true, Why: "a project's MCP server comes after the user's and never replaces one of the same name; it is project code and starts only once its own entry (and the files its command runs) is trusted"},
+	{Key: "mcp.*.headers", Access: Add, Expands: true, Why: "a project's MCP server comes after the user's and never replaces one of the same name; it is project code and starts only once its own entry (and the files its command runs) is trusted"},
+	{Key: "mcp.*.enabled", Access: Add, Why: "a project's MCP server comes after the user's and never replaces one of the same name; it is project code and starts only once its own entry (and the files its command runs) is trusted"},
+	{Key: "mcp.*.timeout", Access: Add, Why: "a project's MCP server comes after the user's and never replaces one of the same name; it is project code and starts only once its own entry (and the files its command runs) is trusted"},
+
 	{Key: "disable_project_plugins", Access: User, Why: "the user's refusal of all project code"},
 }
 

@@ -107,6 +107,9 @@ func (g *Guard) Before(ctx context.Context, call tool.Call, def *tool.Def, args 
 	input := encode(args)
 	p := scope.Payload(plugin.HookPreToolUse)
 	p.ToolName, p.ToolInput = def.ID, input
+	if def.Alias != "" {
+		p.Extra[plugin.ExtraToolAlias] = def.Alias
+	}
 	report, err := g.Hooks.DispatchReport(ctx, p)
 	rep.Pre = report
 	if err != nil {
@@ -203,6 +206,9 @@ func (g *Guard) After(ctx context.Context, call tool.Call, def *tool.Def, args m
 	}
 	p := scope.Payload(event)
 	p.ToolName, p.ToolInput, p.ToolElapsedMs = def.ID, encode(args), elapsed.Milliseconds()
+	if def.Alias != "" {
+		p.Extra[plugin.ExtraToolAlias] = def.Alias
+	}
 	if err != nil {
 		p.Extra[plugin.ExtraError] = err.Error()
 	} else {

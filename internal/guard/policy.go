@@ -76,13 +76,20 @@ func isGlob(s string) bool {
 	return false
 }
 
-func (r rules) match(tool string) (plugin.HookDecision, string, bool) {
-	if d, ok := r.exact[tool]; ok {
-		return d, tool, true
+// match tests the tool's names (its id, then its alias: an MCP tool's
+// mcp__<server>__<tool>) against the rules: an exact rule for any name
+// first, then the globs in their order, each against every name.
+func (r rules) match(names ...string) (plugin.HookDecision, string, bool) {
+	for _, n := range names {
+		if d, ok := r.exact[n]; ok {
+			return d, n, true
+		}
 	}
 	for _, g := range r.globs {
-		if ok, _ := path.Match(g.pattern, tool); ok {
-			return g.decision, g.pattern, true
+		for _, n := range names {
+			if ok, _ := path.Match(g.pattern, n); ok {
+				return g.decision, g.pattern, true
+			}
 		}
 	}
 	return "", "", false
@@ -102,13 +109,16 @@ var strictness = map[plugin.HookDecision]int{plugin.DecisionAllow: 0, plugin.Dec
 
 // Match returns the decision for tool and the rule that gave it ("the
 // user's permission rule \"*\""); ok is false when no rule of either file
-// matches.
-func (p *Policy) Match(tool string) (d plugin.HookDecision, by string, ok bool) {
-	d, r, ok := p.user.match(tool)
+// matches. A tool with another name (plugin.ExtraToolAlias: an MCP tool's
+// mcp__<server>__<tool>) is matched by a rule of either name, so that
+// "mcp_*" or "mcp__memory__*" covers MCP tools as "memory_*" does.
+func (p *Policy) Match(tool string, aliases ...string) (d plugin.HookDecision, by string, ok bool) {
+	names := append([]string{tool}, aliases...)
+	d, r, ok := p.user.match(names...)
 	if ok {
 		by = fmt.Sprintf("the user's permission rule %q", r)
 	}
-	if pd, pr, pok := p.project.match(tool); pok && (!ok || strictness[pd] > strictness[d]) {
+	if pd, pr, pok := p.project.match(names...); pok && (!ok || strictness[pd] > strictness[d]) {
 		// Without a user's rule the user's decision is allow: no "*"
 		// (a "*" would have matched), so any rule of the project's is at
 		// least as strict.
@@ -152,7 +162,11 @@ func (p *Policy) Loosening() map[string]plugin.HookDecision {
 // cannot be outvoted by a hook's allow, nor can it outvote a hook's deny.
 func (p *Policy) Voter() plugin.HookHandler {
 	return func(_ context.Context, pl *plugin.HookPayload) (*plugin.HookResult, error) {
-		d, by, ok := p.Match(pl.ToolName)
+		var aliases []string
+		if a, _ := pl.Extra[plugin.ExtraToolAlias].(string); a != "" {
+			aliases = append(aliases, a)
+		}
+		d, by, ok := p.Match(pl.ToolName, aliases...)
 		if !ok {
 			return nil, nil
 		}

@@ -52,8 +52,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tailscale/hujson"
-
 	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/trust"
 	"github.com/podcode/podcode/plugin"
@@ -128,21 +126,9 @@ func Parse(file string, data []byte) (*Manifest, error) {
 }
 
 func parse(file string, data []byte) (*Manifest, *Error) {
-	if off := config.Nesting(data, maxNesting); off >= 0 {
-		line, col := config.Position(data, off)
-		return nil, &Error{File: file, Line: line, Col: col, Msg: fmt.Sprintf("objects and arrays nest deeper than %d", maxNesting)}
-	}
-	ast, perr := hujson.Parse(data)
+	ast, perr := config.ParseJSONC(file, data, maxNesting)
 	if perr != nil {
-		e := &Error{File: file, Msg: strings.TrimPrefix(perr.Error(), "hujson: ")}
-		// hujson says "line L, column C: what"; keep the position as ours.
-		if _, err := fmt.Sscanf(e.Msg, "line %d, column %d:", &e.Line, &e.Col); err == nil {
-			_, e.Msg, _ = strings.Cut(e.Msg, ": ")
-		}
-		if strings.Contains(e.Msg, "after top-level value") {
-			e.Msg = "something follows the JSON object: " + e.Msg
-		}
-		return nil, e
+		return nil, &Error{File: file, Line: perr.Line, Col: perr.Col, Msg: perr.Msg}
 	}
 	// Standardizing blanks comments and trailing commas in place, so the
 	// offsets of the standard text are those of the file.

@@ -37,7 +37,7 @@ import (
 // line that was garbled. The process is kept: its next answers are read as
 // usual. An answer to a call that was already given up (past its deadline)
 // is dropped. Anything the process writes to stderr goes to the log with
-// the plugin's id, bounded (see stderrLog).
+// the plugin's id, bounded (see logging.Stderr).
 //
 // rpcRequest is a request without its id, which Handler puts in front.
 type rpcRequest struct {
@@ -205,7 +205,7 @@ type instance struct {
 }
 
 func newProcess(name, path string, args []string, dir string, env []string, log *slog.Logger, recheck func() error) *Process {
-	return &Process{garbage: newLogBudget(), name: name, path: path, args: args, dir: dir, env: env, log: log.With("plugin", name),
+	return &Process{garbage: logging.ProcessBudget(), name: name, path: path, args: args, dir: dir, env: env, log: log.With("plugin", name),
 		recheck: recheck, pending: map[int64]chan answer{}}
 }
 
@@ -236,11 +236,11 @@ func (p *Process) startLocked() error {
 	}
 	in := &instance{cmd: exec.Command(p.path, p.args...), start: time.Now(), stdin: w,
 		ready: make(chan struct{}), exited: make(chan struct{})}
-	stdout := &lineWriter{max: maxLine, line: func(l []byte) { p.response(l) }, over: func([]byte) {
+	stdout := &logging.Lines{Max: maxLine, Line: func(l []byte) { p.response(l) }, Over: func([]byte) {
 		p.log.Warn("manifest: the process wrote a line longer than the protocol allows; killing it", "process", p.path, "max_bytes", maxLine)
 		in.kill()
 	}}
-	stderr := newStderrLog(p.log)
+	stderr := logging.NewStderr(p.log, "manifest")
 	in.cmd.Dir, in.cmd.Env = p.dir, p.env
 	in.cmd.Stdin, in.cmd.Stdout, in.cmd.Stderr = r, stdout, stderr
 	in.proc, err = proc.Start(in.cmd)
@@ -322,10 +322,10 @@ func (p *Process) response(line []byte) {
 // wait reaps the run (proc.Process.Wait: its group is killed and its
 // output read when it exits), then fails its pending calls and schedules
 // a restart.
-func (p *Process) wait(in *instance, stdout *lineWriter, stderr *stderrLog) {
+func (p *Process) wait(in *instance, stdout *logging.Lines, stderr *logging.Stderr) {
 	in.proc.Wait()
-	stdout.flush()
-	stderr.close()
+	stdout.Flush()
+	stderr.Close()
 	in.wmu.Lock()
 	in.stdin.Close()
 	in.wmu.Unlock()

@@ -143,6 +143,8 @@ func (s *Server) HTTP(ln net.Listener, l Limits) (*http.Server, net.Listener) {
 	}
 	done := s.httpDone
 	hs.RegisterOnShutdown(func() { close(done) })
+	// MCP sessions hold event streams open: end them, and their calls.
+	hs.RegisterOnShutdown(s.mcp.Close)
 	return hs, cl
 }
 

@@ -14,6 +14,10 @@
 // questions, and receives on /events only its own events and the server's.
 // Lifecycle payloads of its turns carry its tenant_id and user_id.
 //
+// /mcp serves the tools to other agents over the Model Context Protocol
+// (streamable HTTP, package mcpserver), behind the same token: every call
+// goes through the guard and the plugins' hooks, as a turn's does.
+//
 // Bodies are JSON, at most MaxBody bytes; a bad body is a 400 that says
 // what was wrong. Errors are {"error": "..."}.
 //
@@ -48,6 +52,7 @@ import (
 	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/guard"
 	"github.com/podcode/podcode/internal/httpjson"
+	"github.com/podcode/podcode/internal/mcpserver"
 	"github.com/podcode/podcode/internal/store"
 	"github.com/podcode/podcode/internal/webhook"
 )
@@ -74,6 +79,8 @@ type Server struct {
 	turns     turns
 	limits    Limits        // set by HTTP; the defaults until then
 	httpDone  chan struct{} // closed when the http.Server of HTTP shuts down
+	mcp       *mcpserver.Server
+	mcpHTTP   http.Handler // /mcp
 }
 
 // turns counts the turns the server runs, so that stopping waits for them;
@@ -142,8 +149,19 @@ func New(ag *agent.Agent, token string, tokens ...config.TenantToken) *Server {
 	}
 	prev := ag.App.Guard.Asker
 	ag.App.Guard.Asker = &apiAsker{s: s, next: prev}
+	s.mcp = mcpserver.New(ag.App)
+	// A session keeps the scope of the request that opened it: only the
+	// same tenant and user may use it.
+	s.mcpHTTP = s.mcp.Handler(mcpserver.HTTPOptions{MaxBody: MaxBody, Key: func(r *http.Request) string {
+		c := caller(r)
+		return c.Tenant + "\x00" + c.UserID
+	}})
 	return s
 }
+
+// MCP is the server's MCP server (at /mcp): call its ToolsChanged after
+// changing the tool registry.
+func (s *Server) MCP() *mcpserver.Server { return s.mcp }
 
 // ExpandTokens substitutes {env:NAME} in the tenants' tokens. A token that
 // comes out empty is an error naming it: a server must not start believing
@@ -180,7 +198,10 @@ func CheckAddr(addr string, tokens bool) error {
 	return nil
 }
 
-// Handler is the API.
+// Handler is the API. /mcp serves the tools over MCP's streamable HTTP
+// transport (package mcpserver), behind the same token check; a call runs
+// as the token's tenant and user, in the tenant's workspace, on channel
+// "mcp".
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.health)
@@ -200,6 +221,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /plugins", s.listPlugins)
 	mux.HandleFunc("GET /tools", s.listTools)
 	mux.HandleFunc("GET /events", s.events)
+	mux.Handle("/mcp", s.mcpHTTP)
 	return s.route(mux)
 }
 
@@ -428,10 +450,11 @@ func (s *Server) replyPermission(w http.ResponseWriter, r *http.Request) {
 }
 
 // health answers that the server serves, and lists the project code that
-// does not run (trust.Skip: skipped, or denying what its guards match),
-// so that a client shows it where its user looks.
+// does not run (trust.Skip: skipped, or denying what its guards match) and
+// the MCP servers with their state, so that a client shows them where its
+// user looks.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	httpjson.Write(w, 200, map[string]any{"ok": true, "skipped": s.Agent.App.Trust.Skipped()})
+	httpjson.Write(w, 200, map[string]any{"ok": true, "skipped": s.Agent.App.Trust.Skipped(), "mcp": s.Agent.App.MCPStatus()})
 }
 
 func (s *Server) listPlugins(w http.ResponseWriter, r *http.Request) {

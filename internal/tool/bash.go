@@ -70,7 +70,7 @@ func bashCommand(command, dir string) *exec.Cmd {
 	return cmd
 }
 
-// tailBuffer keeps the last maxOutputBytes written to it.
+// tailBuffer keeps the last MaxOutputBytes written to it.
 type tailBuffer struct {
 	buf     []byte
 	dropped int
@@ -78,7 +78,7 @@ type tailBuffer struct {
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - maxOutputBytes; over > 0 {
+	if over := len(t.buf) - MaxOutputBytes; over > 0 {
 		t.dropped += over
 		t.buf = append(t.buf[:0], t.buf[over:]...)
 	}

@@ -30,9 +30,10 @@ type Options struct {
 
 // Limits that keep one tool result from flooding the model's context.
 const (
-	maxReadLines   = 2000
-	maxLineBytes   = 2000
-	maxOutputBytes = 50 * 1024
+	maxReadLines = 2000
+	maxLineBytes = 2000
+	// MaxOutputBytes bounds the output of bash and of an MCP tool.
+	MaxOutputBytes = 50 * 1024
 	maxGlobResults = 1000
 	maxGrepMatches = 500
 	// maxLoadBytes is the largest file a tool loads whole into memory

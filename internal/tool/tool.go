@@ -33,7 +33,11 @@ type Def struct {
 	ID          string
 	Description string          // what the model reads to decide when to call it
 	Parameters  json.RawMessage // JSON Schema of the arguments object
-	Source      string          // Builtin, or the id of the plugin that registered it
+	Source      string          // Builtin, the id of the plugin that registered it, or "mcp:<server>"
+	// Alias is another name rules and hooks know the tool by: Claude Code's
+	// mcp__<server>__<tool> for an MCP server's tool (a permission rule or
+	// a .claude matcher may name either). Empty for most tools.
+	Alias string
 	// Validate checks arguments and returns those Execute receives (a zod
 	// schema may transform them). Nil means: validate against Parameters.
 	Validate func(ctx context.Context, args map[string]any) (map[string]any, error)
@@ -91,9 +95,42 @@ func IsProtected(id string) bool {
 
 // Registry holds the tools by id. It is safe for concurrent use.
 type Registry struct {
-	log   *slog.Logger
-	mu    sync.RWMutex
-	tools map[string]*Def
+	log      *slog.Logger
+	mu       sync.RWMutex
+	tools    map[string]*Def
+	watchers map[int]func()
+	nextW    int
+}
+
+// Watch calls fn after every change of the registry (a tool added,
+// replaced or removed: an MCP server's tools come and go), outside the
+// registry's lock, until stop is called. fn must not block.
+func (r *Registry) Watch(fn func()) (stop func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.watchers == nil {
+		r.watchers = map[int]func(){}
+	}
+	id := r.nextW
+	r.nextW++
+	r.watchers[id] = fn
+	return func() {
+		r.mu.Lock()
+		delete(r.watchers, id)
+		r.mu.Unlock()
+	}
+}
+
+func (r *Registry) changed() {
+	r.mu.RLock()
+	fns := make([]func(), 0, len(r.watchers))
+	for _, fn := range r.watchers {
+		fns = append(fns, fn)
+	}
+	r.mu.RUnlock()
+	for _, fn := range fns {
+		fn()
+	}
 }
 
 // NewRegistry returns an empty registry that logs refusals to logger.
@@ -113,9 +150,9 @@ func (r *Registry) Add(d *Def) error {
 		return fmt.Errorf("tool: a tool needs an id and an execute (source %s)", d.Source)
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	old, exists := r.tools[d.ID]
 	if d.Source != Builtin && IsProtected(d.ID) {
+		r.mu.Unlock()
 		err := fmt.Errorf("tool: plugin %s may not replace the protected built-in tool %q", d.Source, d.ID)
 		r.log.Warn("plugin: refused to override a protected tool", "plugin", d.Source, "tool", d.ID)
 		return err
@@ -124,7 +161,25 @@ func (r *Registry) Add(d *Def) error {
 		r.log.Info("tool replaced", "tool", d.ID, "was", old.Source, "now", d.Source, "plugin", d.Source)
 	}
 	r.tools[d.ID] = d
+	r.mu.Unlock()
+	r.changed()
 	return nil
+}
+
+// Remove removes the tool with id if source registered it (an MCP server
+// whose tool is gone), and reports whether it did.
+func (r *Registry) Remove(id, source string) bool {
+	r.mu.Lock()
+	d, ok := r.tools[id]
+	ok = ok && d.Source == source
+	if ok {
+		delete(r.tools, id)
+	}
+	r.mu.Unlock()
+	if ok {
+		r.changed()
+	}
+	return ok
 }
 
 // Get returns the tool with id.

@@ -319,3 +319,26 @@ func TestCallWorksInTheWorkspaceItsContextCarries(t *testing.T) {
 		t.Fatalf("bash ran in %q (%v), want %q", res.Output, err, other)
 	}
 }
+
+// Watchers hear every change: an add, a replace, a remove by the tool's
+// source; a remove by another source changes nothing.
+func TestRegistryWatchRemoveNames(t *testing.T) {
+	r := NewRegistry(nil)
+	changes := 0
+	stop := r.Watch(func() { changes++ })
+	exec := func(context.Context, Call, map[string]any) (Result, error) { return Result{}, nil }
+	if err := r.Add(&Def{ID: "memory_get", Source: "mcp:memory", Alias: "mcp__memory__get", Execute: exec}); err != nil {
+		t.Fatal(err)
+	}
+	if r.Remove("memory_get", "mcp:other") || changes != 1 {
+		t.Fatalf("another source removed it (changes %d)", changes)
+	}
+	if !r.Remove("memory_get", "mcp:memory") || changes != 2 {
+		t.Fatalf("not removed (changes %d)", changes)
+	}
+	stop()
+	r.Add(&Def{ID: "x", Source: "p", Execute: exec})
+	if changes != 2 {
+		t.Errorf("a stopped watcher heard a change")
+	}
+}

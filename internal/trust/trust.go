@@ -91,6 +91,7 @@ const (
 	KindPlugin   = "plugin"       // a JavaScript or TypeScript plugin
 	KindManifest = "manifest"     // a manifest plugin: its manifest and the programs it runs
 	KindClaude   = "claude-hooks" // the hooks of .claude/settings.json and the scripts they run
+	KindMCP      = "mcp"          // an MCP server the project declares (podcode.json's mcp, .mcp.json): its entry and the files its command runs
 	KindConfig   = "config"       // the settings of the project's podcode.json that need trust (config.Keys), and the files they name
 )
 

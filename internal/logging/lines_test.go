@@ -1,4 +1,4 @@
-package manifest
+package logging
 
 import (
 	"bytes"
@@ -15,9 +15,9 @@ func FuzzLineWriter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, max, chunk uint8) {
 		m, c := int(max%16)+1, int(chunk%7)+1
 		var got, want [][]byte
-		w := &lineWriter{max: m,
-			line: func(l []byte) { got = append(got, append([]byte("L"), l...)) },
-			over: func(l []byte) { got = append(got, append([]byte("O"), l...)) }}
+		w := &Lines{Max: m,
+			Line: func(l []byte) { got = append(got, append([]byte("L"), l...)) },
+			Over: func(l []byte) { got = append(got, append([]byte("O"), l...)) }}
 		for rest := data; len(rest) > 0; {
 			n := min(c, len(rest))
 			if k, err := w.Write(rest[:n]); k != n || err != nil {
@@ -25,7 +25,7 @@ func FuzzLineWriter(f *testing.F) {
 			}
 			rest = rest[n:]
 		}
-		w.flush()
+		w.Flush()
 		lines := bytes.Split(data, []byte("\n"))
 		if len(lines[len(lines)-1]) == 0 {
 			lines = lines[:len(lines)-1] // no line after the last newline
@@ -51,9 +51,9 @@ func FuzzLineWriter(f *testing.F) {
 // The budget lets a burst through, then holds lines back and counts them,
 // and lets them flow again at its rate.
 func TestLogBudget(t *testing.T) {
-	b := newLogBudget()
+	b := ProcessBudget()
 	now := time.Unix(0, 0)
-	for i := range logBurst {
+	for i := range StderrBurst {
 		if ok, _ := b.Allow(now); !ok {
 			t.Fatalf("line %d of the burst held back", i)
 		}
@@ -63,7 +63,7 @@ func TestLogBudget(t *testing.T) {
 			t.Fatal("a line past the burst was let through")
 		}
 	}
-	if ok, dropped := b.Allow(now.Add(time.Second / logRate)); !ok || dropped != 7 {
+	if ok, dropped := b.Allow(now.Add(time.Second / StderrRate)); !ok || dropped != 7 {
 		t.Fatalf("after a refill: %v, %d dropped", ok, dropped)
 	}
 }

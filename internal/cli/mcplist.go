@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/mcpclient"
+)
+
+func init() { mcpCommands = append(mcpCommands, newMCPListCmd) }
+
+func newMCPListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the MCP servers Podcode uses: their state, their tools and their errors",
+		Long: `Starts the MCP servers that podcode.json (mcp) and the project's .mcp.json declare, as
+podcode serve does, waits for them as long as start-up does, and lists each with its state
+(ready, starting, retrying, untrusted), where it is declared, the tools it gives (as the ids
+Podcode registers them under, <server>_<tool>) and its last error. A project's server that is
+not trusted is not started: podcode trust shows it.
+`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return bootedWith(cmdContext(cmd), bootOptions, func(a *app.App) error {
+				servers := a.MCPStatus()
+				if asJSON {
+					return printJSON(cmd.OutOrStdout(), map[string]any{"servers": servers})
+				}
+				if len(servers) == 0 {
+					fmt.Fprintln(cmd.OutOrStdout(), "No MCP servers: declare them in podcode.json (\"mcp\") or the project's .mcp.json.")
+					return nil
+				}
+				printMCPServers(cmd.OutOrStdout(), servers)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// printMCPServers prints one line a server, and its error under it.
+func printMCPServers(w io.Writer, servers []mcpclient.Status) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tSTATE\tTRANSPORT\tTOOLS\tDECLARED IN")
+	for _, s := range servers {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", printable(s.Name), s.State, s.Transport, printable(orDash(s.Tools)), printable(s.Origin))
+	}
+	tw.Flush()
+	for _, s := range servers {
+		if s.Error != "" {
+			fmt.Fprintf(w, "%s: %s\n", printable(s.Name), printable(strings.TrimSpace(s.Error)))
+		}
+	}
+}

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// `podcode mcp list` and `plugin list` show each MCP server with its state,
+// its tools (as registered, <server>_<tool>) and its error; an untrusted
+// project's server is listed as such and not started.
+func TestMCPList(t *testing.T) {
+	probe, err := filepath.Abs("../mcpclient/testdata/servers/probe.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	project(t, map[string]string{
+		".mcp.json": `{"mcpServers": {
+			"probe": {"command": "node", "args": ["` + probe + `"]},
+			"gone": {"command": "/nonexistent/server"}}}`,
+	})
+	out, err := run(t, "--trust-all", "mcp", "list", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Servers []struct {
+			Name, State, Error, Origin string
+			Tools                      []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(list.Servers) != 2 {
+		t.Fatalf("servers: %s", out)
+	}
+	for _, s := range list.Servers {
+		switch s.Name {
+		case "gone":
+			if s.State != "retrying" || !strings.Contains(s.Error, "/nonexistent/server") {
+				t.Errorf("gone: %+v", s)
+			}
+		case "probe":
+			if s.State != "ready" || !slices.Contains(s.Tools, "probe_shout") || !strings.HasSuffix(s.Origin, ".mcp.json:2") {
+				t.Errorf("probe: %+v", s)
+			}
+		}
+	}
+	text, err := run(t, "--trust-all", "plugin", "list")
+	if err != nil || !strings.Contains(text, "MCP servers:") || !strings.Contains(text, "probe_shout") {
+		t.Errorf("plugin list: %v\n%s", err, text)
+	}
+	text, err = run(t, "mcp", "list")
+	if err != nil || !strings.Contains(text, "untrusted") || strings.Contains(text, "probe_shout") {
+		t.Errorf("untrusted: %v\n%s", err, text)
+	}
+}

@@ -1,0 +1,323 @@
+package mcpclient
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tailscale/hujson"
+
+	"github.com/podcode/podcode/internal/config"
+	"github.com/podcode/podcode/internal/trust"
+)
+
+// Transports of a Spec.
+const (
+	Stdio = "stdio" // a command Podcode starts, JSON-RPC lines on its stdin and stdout
+	HTTP  = "http"  // streamable HTTP
+	SSE   = "sse"   // the older HTTP+SSE transport
+	// Remote is a URL whose transport is found out: streamable HTTP, then
+	// SSE when the server does not take it (opencode's "remote").
+	Remote = "remote"
+)
+
+// ProjectFile is the project's MCP configuration in Claude Code's shape.
+const ProjectFile = ".mcp.json"
+
+// maxProjectFile bounds what is read of ProjectFile, as other project
+// configuration is bounded.
+const maxProjectFile = 4 << 20
+
+// Spec is one MCP server as Podcode starts it, from podcode.json's mcp or
+// from the project's .mcp.json.
+type Spec struct {
+	Name      string
+	Transport string            // Stdio, HTTP, SSE or Remote
+	Command   string            // Stdio: the program
+	Args      []string          // Stdio: its arguments
+	Env       map[string]string // Stdio: added to Podcode's environment
+	URL       string            // HTTP, SSE, Remote
+	Headers   map[string]string // HTTP, SSE, Remote
+	// Timeout bounds start-up (connecting, listing the tools) and each
+	// call; zero for the defaults (Options.StartTimeout, CallTimeout).
+	Timeout time.Duration
+	// Project: declared by the project (its podcode.json or .mcp.json):
+	// project code, started only once trusted.
+	Project bool
+	// Origin is where it was declared: "file:line".
+	Origin string
+	// entry is the declaration as written, canonical JSON: what the trust
+	// fingerprint covers besides the files the command runs.
+	entry []byte
+	file  string // the declaring file, for trust's shown names
+}
+
+// Specs returns the servers podcode.json's mcp declares (the user's, then
+// the project's; config.Config.MCP merged them), then those of the
+// project's .mcp.json that neither file names; disabled entries are left
+// out. {env:NAME} in the user's file is expanded here (config.Keys lets no
+// project's value that holds one through); ${NAME} and ${NAME:-default} in
+// .mcp.json are expanded as Claude Code expands them, once the entry is
+// trusted (Expand). Problems that leave a server out are warnings.
+func Specs(cfg *config.Config, cwd string) (specs []Spec, warnings []string, err error) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.MCP)) {
+		m := cfg.MCP[name]
+		if m.Enabled != nil && !*m.Enabled {
+			continue
+		}
+		s := Spec{Name: name, Project: m.Project, Origin: fmt.Sprintf("%s:%d", m.File, m.Line), file: m.File,
+			Timeout: time.Duration(m.Timeout) * time.Millisecond}
+		s.entry, _ = json.Marshal(m)
+		expand := func(v string) string { return v }
+		if !m.Project {
+			expand = config.ExpandEnv
+		}
+		switch m.Type {
+		case "local":
+			s.Transport, s.Command, s.Args = Stdio, expand(m.Command[0]), mapSlice(m.Command[1:], expand)
+			s.Env = mapValues(m.Environment, expand)
+		case "remote":
+			s.Transport, s.URL, s.Headers = Remote, expand(m.URL), mapValues(m.Headers, expand)
+		}
+		specs = append(specs, s)
+	}
+	fromFile, warnings, err := ReadProjectFile(cwd)
+	if err != nil {
+		return nil, warnings, err
+	}
+	for _, s := range fromFile {
+		if _, ok := cfg.MCP[s.Name]; ok {
+			warnings = append(warnings, fmt.Sprintf("%s: MCP server %q ignored: podcode.json has a server of that name", s.Origin, s.Name))
+			continue
+		}
+		specs = append(specs, s)
+	}
+	return specs, warnings, nil
+}
+
+func mapSlice(in []string, f func(string) string) []string {
+	out := make([]string, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
+}
+
+func mapValues(in map[string]string, f func(string) string) map[string]string {
+	if in == nil {
+		return nil
+	}
+	out := make(map[string]string, len(in))
+	for k, v := range in {
+		out[k] = f(v)
+	}
+	return out
+}
+
+// claudeEntry is one server of .mcp.json's mcpServers.
+type claudeEntry struct {
+	Type    string            `json:"type"` // "stdio" (or empty, with a command), "http", "sse"
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers"`
+}
+
+// ReadProjectFile reads the project's .mcp.json (Claude Code's shape:
+// {"mcpServers": {"<name>": {"command", "args", "env"} or {"type": "http" |
+// "sse", "url", "headers"}}}), comments allowed. No file is no servers. A
+// file that is not JSON, or not of that shape, is an error that names the
+// file, line and column; an entry that cannot be used is a warning that
+// names it, and the others load.
+func ReadProjectFile(cwd string) ([]Spec, []string, error) {
+	path := filepath.Join(cwd, ProjectFile)
+	data, err := trust.ReadFile(path, maxProjectFile)
+	if os.IsNotExist(err) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ParseProjectFile(path, data)
+}
+
+// ParseProjectFile is ReadProjectFile's decoding of data, read from path.
+func ParseProjectFile(path string, data []byte) ([]Spec, []string, error) {
+	v, perr := config.ParseJSONC(path, data, config.MaxNesting)
+	if perr != nil {
+		return nil, nil, perr
+	}
+	root, ok := v.Value.(*hujson.Object)
+	if !ok {
+		return nil, nil, &config.Error{File: path, Line: 1, Col: 1, Msg: "not a JSON object: Claude Code's shape is {\"mcpServers\": {...}}"}
+	}
+	var specs []Spec
+	var warnings []string
+	for _, m := range root.Members {
+		name := memberName(m.Name)
+		if name != "mcpServers" {
+			line, col := config.Position(data, m.Name.StartOffset)
+			warnings = append(warnings, fmt.Sprintf("%s:%d:%d: key %q ignored: Podcode reads mcpServers", path, line, col, name))
+			continue
+		}
+		servers, ok := m.Value.Value.(*hujson.Object)
+		if !ok {
+			line, col := config.Position(data, m.Value.StartOffset)
+			return nil, nil, &config.Error{File: path, Line: line, Col: col, Key: "mcpServers", Msg: "not an object of servers by name"}
+		}
+		for _, sm := range servers.Members {
+			name := memberName(sm.Name)
+			line, col := config.Position(data, sm.Name.StartOffset)
+			at := fmt.Sprintf("%s:%d:%d: mcpServers.%s", path, line, col, name)
+			raw := sm.Value.Clone()
+			raw.Standardize()
+			packed := raw.Pack()
+			var e claudeEntry
+			dec := json.NewDecoder(bytes.NewReader(packed))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&e); err != nil {
+				// Unknown keys are Claude Code's own (or newer): decode
+				// again without them, and say which.
+				var loose claudeEntry
+				if err2 := json.Unmarshal(packed, &loose); err2 != nil {
+					warnings = append(warnings, fmt.Sprintf("%s: ignored: %v", at, err2))
+					continue
+				}
+				warnings = append(warnings, fmt.Sprintf("%s: %v; the rest of the entry is used", at, err))
+				e = loose
+			}
+			s := Spec{Name: name, Project: true, Origin: fmt.Sprintf("%s:%d", path, line), file: path,
+				Command: e.Command, Args: e.Args, Env: e.Env, URL: e.URL, Headers: e.Headers}
+			s.entry = canonical(packed)
+			switch e.Type {
+			case "", "stdio":
+				s.Transport = Stdio
+				if e.Type == "" && e.Command == "" && e.URL != "" {
+					s.Transport = HTTP // Claude Code takes a url without a type as http
+				}
+			case "http", "streamable-http":
+				s.Transport = HTTP
+			case "sse":
+				s.Transport = SSE
+			default:
+				warnings = append(warnings, fmt.Sprintf("%s: ignored: type %q is not stdio, http or sse", at, e.Type))
+				continue
+			}
+			if err := s.check(); err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s: ignored: %v", at, err))
+				continue
+			}
+			specs = append(specs, s)
+		}
+	}
+	return specs, warnings, nil
+}
+
+// check says what a usable server lacks.
+func (s *Spec) check() error {
+	if err := config.ValidMCPServer(s.Name, config.MCPServer{Type: "remote", URL: "x"}); err != nil {
+		return err
+	}
+	switch s.Transport {
+	case Stdio:
+		if strings.TrimSpace(s.Command) == "" {
+			return fmt.Errorf("a stdio server needs a command")
+		}
+		if s.URL != "" {
+			return fmt.Errorf("a stdio server takes no url")
+		}
+	default:
+		if s.URL == "" {
+			return fmt.Errorf("an %s server needs a url", s.Transport)
+		}
+		if s.Command != "" {
+			return fmt.Errorf("an %s server takes no command", s.Transport)
+		}
+	}
+	return nil
+}
+
+func memberName(v hujson.Value) string {
+	if lit, ok := v.Value.(hujson.Literal); ok {
+		return lit.String()
+	}
+	return ""
+}
+
+func canonical(packed []byte) []byte {
+	var x any
+	if json.Unmarshal(packed, &x) != nil {
+		return packed
+	}
+	out, _ := json.Marshal(x) // maps are written with sorted keys
+	return out
+}
+
+// Expand replaces ${NAME} and ${NAME:-default} in the values of a
+// server declared in .mcp.json by the environment, as Claude Code does
+// (its command, arguments, env, url and headers). Podcode calls it only for
+// an entry the user trusted: before that the entry does not run, and the
+// environment goes nowhere.
+func (s Spec) Expand(getenv func(string) (string, bool)) Spec {
+	if !strings.HasSuffix(s.file, ProjectFile) {
+		return s
+	}
+	x := func(v string) string { return expandClaude(v, getenv) }
+	s.Command, s.Args, s.URL = x(s.Command), mapSlice(s.Args, x), x(s.URL)
+	s.Env, s.Headers = mapValues(s.Env, x), mapValues(s.Headers, x)
+	return s
+}
+
+func expandClaude(v string, getenv func(string) (string, bool)) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(v, "${")
+		if i < 0 {
+			b.WriteString(v)
+			return b.String()
+		}
+		j := strings.IndexByte(v[i:], '}')
+		if j < 0 {
+			b.WriteString(v)
+			return b.String()
+		}
+		b.WriteString(v[:i])
+		name, def, hasDef := strings.Cut(v[i+2:i+j], ":-")
+		if val, ok := getenv(name); ok && (val != "" || !hasDef) {
+			b.WriteString(val)
+		} else {
+			b.WriteString(def)
+		}
+		v = v[i+j+1:]
+	}
+}
+
+// TrustItem is the server as trust knows it (kind mcp): the entry as
+// written, and, for a command, the files it runs that lie in the project
+// (trust.Hasher.Exec). reads are the directories in which the command
+// reads files that cannot be known, each an item of its own
+// (trust.ReadsItem) the server depends on.
+func (s Spec) TrustItem(project string) (it trust.Item, reads []string, err error) {
+	var h trust.Hasher
+	h.Text(s.TrustName(project), s.entry)
+	if s.Transport == Stdio {
+		reads = h.Exec(s.Command, s.Args, project, project, nil)
+	} else {
+		h.Hash("url "+s.URL, "")
+	}
+	it, err = h.Item(trust.KindMCP, s.TrustName(project))
+	return it, reads, err
+}
+
+// TrustName is the item's name: the declaring file, shown relative to the
+// project, and the server's name ("podcode.json#memory").
+func (s Spec) TrustName(project string) string {
+	return trust.Shown(s.file, project) + "#" + s.Name
+}

@@ -1,0 +1,219 @@
+package mcpclient
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/podcode/podcode/internal/config"
+)
+
+// .mcp.json in Claude Code's shape: stdio, http and sse servers, a url
+// without a type taken as http; an entry that cannot be used is a warning
+// that names it, and the others load.
+func TestParseProjectFile(t *testing.T) {
+	data := []byte(`{
+  // comments are allowed, as in podcode.json
+  "mcpServers": {
+    "memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": {"MEMORY_FILE_PATH": "${HOME}/m.json"}},
+    "remote": {"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+    "old": {"type": "sse", "url": "https://old.example.com/sse"},
+    "bare": {"url": "https://bare.example.com/mcp"},
+    "weird": {"type": "websocket", "url": "wss://x"},
+    "empty": {},
+    "extra": {"command": "srv", "alwaysAllow": ["x"]},
+  },
+  "other": 1
+}`)
+	specs, warnings, err := ParseProjectFile("/p/.mcp.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Spec{}
+	for _, s := range specs {
+		got[s.Name] = s
+	}
+	if s := got["memory"]; s.Transport != Stdio || s.Command != "npx" || len(s.Args) != 2 || s.Env["MEMORY_FILE_PATH"] != "${HOME}/m.json" || !s.Project || s.Origin != "/p/.mcp.json:4" {
+		t.Errorf("memory: %+v", s)
+	}
+	if s := got["remote"]; s.Transport != HTTP || s.Headers["Authorization"] != "Bearer ${TOKEN}" {
+		t.Errorf("remote: %+v", s)
+	}
+	if got["old"].Transport != SSE || got["bare"].Transport != HTTP || got["extra"].Command != "srv" {
+		t.Errorf("old %+v bare %+v extra %+v", got["old"], got["bare"], got["extra"])
+	}
+	if _, ok := got["weird"]; ok {
+		t.Error("a websocket server was taken")
+	}
+	if _, ok := got["empty"]; ok {
+		t.Error("an empty entry was taken")
+	}
+	want := []string{
+		`/p/.mcp.json:8:5: mcpServers.weird: ignored: type "websocket" is not stdio, http or sse`,
+		`/p/.mcp.json:9:5: mcpServers.empty: ignored: a stdio server needs a command`,
+		`/p/.mcp.json:10:5: mcpServers.extra: json: unknown field "alwaysAllow"; the rest of the entry is used`,
+		`/p/.mcp.json:12:3: key "other" ignored: Podcode reads mcpServers`,
+	}
+	if strings.Join(warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A file that is not JSON, or not of Claude Code's shape, is an error that
+// names the file, line and column.
+func TestParseProjectFileErrors(t *testing.T) {
+	for _, c := range []struct{ data, want string }{
+		{`{"mcpServers": {"a": {"command": "x"}}`, "/p/.mcp.json:1:"},
+		{`[1]`, "/p/.mcp.json:1:1: not a JSON object"},
+		{`{"mcpServers": [1]}`, `/p/.mcp.json:1:16: key "mcpServers": not an object of servers by name`},
+	} {
+		_, _, err := ParseProjectFile("/p/.mcp.json", []byte(c.data))
+		var ce *config.Error
+		if err == nil || !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %s…", c.data, err, c.want)
+		}
+	}
+}
+
+// Specs: the user's servers, then the project's; a project's .mcp.json
+// server of a name podcode.json uses is left out with a warning; a disabled
+// one is not started; {env:NAME} is expanded in the user's file.
+func TestSpecs(t *testing.T) {
+	t.Setenv("PODCODE_TEST_MCP_TOKEN", "s3cret")
+	project := t.TempDir()
+	user := t.TempDir()
+	write := func(path, data string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(user, "podcode.json"), `{"mcp": {
+		"docs": {"type": "remote", "url": "https://docs.example.com/mcp", "headers": {"Authorization": "Bearer {env:PODCODE_TEST_MCP_TOKEN}"}},
+		"off": {"type": "local", "command": ["srv"], "enabled": false}}}`)
+	write(filepath.Join(project, "podcode.json"), `{"mcp": {
+		"docs": {"type": "local", "command": ["evil"]},
+		"lint": {"type": "local", "command": ["node", "lint.js"]}}}`)
+	write(filepath.Join(project, ".mcp.json"), `{"mcpServers": {"lint": {"command": "other"}, "memory": {"command": "npx"}}}`)
+	cfg, err := config.LoadFrom(project, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, warnings, err := Specs(cfg, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range specs {
+		names = append(names, s.Name)
+		switch s.Name {
+		case "docs":
+			if s.Project || s.Transport != Remote || s.Headers["Authorization"] != "Bearer s3cret" {
+				t.Errorf("docs: %+v", s)
+			}
+		case "lint":
+			if !s.Project || s.Command != "node" || s.Args[0] != "lint.js" {
+				t.Errorf("lint: %+v", s)
+			}
+		case "memory":
+			if !s.Project || s.Command != "npx" {
+				t.Errorf("memory: %+v", s)
+			}
+		}
+	}
+	if strings.Join(names, " ") != "docs lint memory" {
+		t.Errorf("servers %v", names)
+	}
+	if !strings.Contains(strings.Join(cfg.Warnings, "\n"), `mcp.docs": ignored: the user's file has an MCP server of that name`) {
+		t.Errorf("config warnings: %q", cfg.Warnings)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], `MCP server "lint" ignored: podcode.json has a server of that name`) {
+		t.Errorf("warnings: %q", warnings)
+	}
+}
+
+// A project's podcode.json may not expand the user's environment into a
+// server's values, trusted or not.
+func TestProjectEnvNotExpanded(t *testing.T) {
+	project := t.TempDir()
+	if err := os.WriteFile(filepath.Join(project, "podcode.json"), []byte(`{"mcp": {"x": {"type": "remote", "url": "https://x.example.com", "headers": {"A": "{env:HOME}"}}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.LoadFrom(project, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, _, err := Specs(cfg, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range specs {
+		if strings.Contains(s.Headers["A"], "/") {
+			t.Fatalf("the project's header carries the user's environment: %+v", s)
+		}
+	}
+	if !strings.Contains(strings.Join(cfg.Warnings, "\n"), "{env:…} is expanded in the user's file only") {
+		t.Errorf("no warning: %q", cfg.Warnings)
+	}
+}
+
+// ${NAME} and ${NAME:-default} in a trusted .mcp.json entry are expanded
+// as Claude Code expands them; podcode.json's entries are not touched.
+func TestExpand(t *testing.T) {
+	env := map[string]string{"TOKEN": "t", "EMPTY": ""}
+	getenv := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	s := Spec{file: "/p/.mcp.json", Command: "${BIN:-npx}", Args: []string{"--token=${TOKEN}", "${EMPTY:-fallback}", "${EMPTY}", "${UNSET}", "$HOME", "${open"},
+		URL: "https://x/${TOKEN}", Headers: map[string]string{"A": "Bearer ${TOKEN}"}, Env: map[string]string{"K": "${TOKEN}"}}
+	got := s.Expand(getenv)
+	if got.Command != "npx" || strings.Join(got.Args, " ") != "--token=t fallback   $HOME ${open" || got.URL != "https://x/t" || got.Headers["A"] != "Bearer t" || got.Env["K"] != "t" {
+		t.Errorf("%+v", got)
+	}
+	if s.Args[0] != "--token=${TOKEN}" {
+		t.Error("Expand changed the original")
+	}
+	s.file = "/p/podcode.json"
+	if got := s.Expand(getenv); got.Command != "${BIN:-npx}" {
+		t.Errorf("podcode.json's entry expanded: %+v", got)
+	}
+}
+
+// Ids: <server>_<tool>, with what providers refuse replaced, and cut to 64
+// characters with a hash that keeps two long names apart.
+func TestToolID(t *testing.T) {
+	if got := ToolID("memory", "create_entities"); got != "memory_create_entities" {
+		t.Error(got)
+	}
+	if got := ToolID("gh", "repos/list.all"); got != "gh_repos_list_all" {
+		t.Error(got)
+	}
+	long := strings.Repeat("x", 80)
+	a, b := ToolID("s", long+"a"), ToolID("s", long+"b")
+	if len(a) != 64 || len(b) != 64 || a == b {
+		t.Errorf("%s %s", a, b)
+	}
+}
+
+// FuzzParseProjectFile: whatever the file holds, parsing returns specs,
+// warnings or an error, never panics, and every spec it returns is usable.
+func FuzzParseProjectFile(f *testing.F) {
+	f.Add([]byte(`{"mcpServers": {"a": {"command": "x", "args": ["1"]}, "b": {"type": "sse", "url": "http://x"}}}`))
+	f.Add([]byte(`{"mcpServers": {"a": {"url": 1}}}`))
+	f.Add([]byte(`{"mcpServers": {"": {"command": "x"}, "b c": {"command": "y"}}} // x`))
+	f.Add([]byte(`[[[[`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		specs, _, err := ParseProjectFile("/p/.mcp.json", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "/p/.mcp.json") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		for _, s := range specs {
+			if err := s.check(); err != nil {
+				t.Fatalf("spec %+v returned though %v", s, err)
+			}
+		}
+	})
+}
