@@ -191,6 +191,8 @@ type Server struct {
 	check func() error
 	first chan struct{} // closed when the first start succeeded or failed
 
+	listMu sync.Mutex // held by list
+
 	mu         sync.Mutex
 	state      string
 	lastErr    string
@@ -306,7 +308,7 @@ func (s *Server) connect(life context.Context) (*conn, error) {
 	client := sdk.NewClient(&sdk.Implementation{Name: "podcode", Version: version.App()}, &sdk.ClientOptions{
 		Capabilities: &sdk.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
-			go s.relist(life, c)
+			go s.relist(life)
 		},
 	})
 	var err error
@@ -328,7 +330,7 @@ func (s *Server) connect(life context.Context) (*conn, error) {
 		err = fmt.Errorf("unknown transport %q", s.spec.Transport)
 	}
 	if err == nil {
-		if err = s.list(ctx, c); err != nil {
+		if err = s.list(ctx, c.session, true); err != nil {
 			err = fmt.Errorf("listing its tools: %w", err)
 		}
 	}

@@ -51,11 +51,15 @@ func sanitize(s string) string {
 	}, s)
 }
 
-// list lists the server's tools in c's session and makes the registry's
-// MCP tools of this server those: added, replaced, removed (step 3).
-func (s *Server) list(ctx context.Context, c *conn) error {
+// list lists the server's tools in session and makes the registry's MCP
+// tools of this server those: added, replaced, removed (step 3). The first
+// list of a session makes it the one calls use; a later one (relist) whose
+// session has since been replaced changes nothing.
+func (s *Server) list(ctx context.Context, session *sdk.ClientSession, first bool) error {
+	s.listMu.Lock() // one list at a time, so that registrations do not interleave
+	defer s.listMu.Unlock()
 	var tools []*sdk.Tool
-	for t, err := range c.session.Tools(ctx, nil) {
+	for t, err := range session.Tools(ctx, nil) {
 		if err != nil {
 			return err
 		}
@@ -66,23 +70,29 @@ func (s *Server) list(ctx context.Context, c *conn) error {
 		tools = append(tools, t)
 	}
 	s.mu.Lock()
-	s.session, s.tools = c.session, tools
+	if !first && s.session != session {
+		s.mu.Unlock()
+		return nil
+	}
+	s.session, s.tools = session, tools
 	s.mu.Unlock()
 	s.register(tools)
 	return nil
 }
 
 // relist lists the tools again after notifications/tools/list_changed.
-func (s *Server) relist(life context.Context, c *conn) {
+// Before the first list has set the session, there is nothing to do: that
+// list, still under way, sees the change.
+func (s *Server) relist(life context.Context) {
 	s.mu.Lock()
-	current := s.session == c.session && c.session != nil
+	session := s.session
 	s.mu.Unlock()
-	if !current {
-		return // the first list, still under way, will see the change
+	if session == nil {
+		return
 	}
 	ctx, cancel := context.WithTimeout(life, s.startTimeout())
 	defer cancel()
-	if err := s.list(ctx, c); err != nil {
+	if err := s.list(ctx, session, false); err != nil {
 		s.log.Warn("mcp: listing the tools again after the server said they changed failed", "error", err.Error())
 		return
 	}
