@@ -104,6 +104,10 @@ type PromptRejected struct{ Message string }
 
 func (e *PromptRejected) Error() string { return "prompt rejected: " + e.Message }
 
+// ErrMaxSteps is in the error of a turn that made agent.max_steps model
+// calls without the model stopping.
+var ErrMaxSteps = errors.New("agent.max_steps")
+
 // ErrBusy is returned for a turn in a session that already runs one.
 var ErrBusy = errors.New("a turn is already running in this session")
 
@@ -279,7 +283,13 @@ func (t *turn) ctx(ctx context.Context) context.Context { return chat.WithScope(
 // store appends m, with known secrets redacted, and tells the bus. The
 // model reads the history from the store, so it never sees them either.
 func (t *turn) store(ctx context.Context, m *chat.Message) error {
-	if err := t.a.appendMessage(ctx, t.sess, m); err != nil {
+	return t.storeStep(ctx, m, chat.Usage{})
+}
+
+// storeStep is store that also adds a model call's usage to the session,
+// in the same write (store.AppendStep).
+func (t *turn) storeStep(ctx context.Context, m *chat.Message, usage chat.Usage) error {
+	if err := t.a.appendMessage(ctx, t.sess, m, usage); err != nil {
 		return err
 	}
 	t.out.Messages = append(t.out.Messages, *m)
@@ -289,12 +299,12 @@ func (t *turn) store(ctx context.Context, m *chat.Message) error {
 	return nil
 }
 
-// appendMessage stores m in sess, with known secrets redacted, and tells
-// the bus.
-func (a *Agent) appendMessage(ctx context.Context, sess store.Session, m *chat.Message) error {
+// appendMessage stores m in sess, with known secrets redacted, and usage
+// added to the session's, and tells the bus.
+func (a *Agent) appendMessage(ctx context.Context, sess store.Session, m *chat.Message, usage chat.Usage) error {
 	m.SessionID = sess.ID
 	redact(a.App.Redact, m)
-	if err := a.Store.AppendMessage(context.WithoutCancel(ctx), m); err != nil {
+	if err := a.Store.AppendStep(context.WithoutCancel(ctx), m, usage); err != nil {
 		return err
 	}
 	a.App.Bus.PublishFor(sess.Tenant, EventMessageStored, map[string]any{"sessionID": sess.ID, "message": toData(m)})
@@ -332,7 +342,7 @@ func (a *Agent) addContext(ctx context.Context, sess store.Session, rep *plugin.
 	if text == "" {
 		return nil
 	}
-	return a.appendMessage(ctx, sess, &chat.Message{Role: chat.RoleContext, Text: text})
+	return a.appendMessage(ctx, sess, &chat.Message{Role: chat.RoleContext, Text: text}, chat.Usage{})
 }
 
 // Run answers one user message (see the package doc for the order).
@@ -466,7 +476,7 @@ func (t *turn) loop(ctx context.Context) error {
 	continuations := 0
 	for step := 0; ; step++ {
 		if step >= t.a.MaxSteps {
-			return fmt.Errorf("the turn stopped after %d model calls (agent.max_steps)", t.a.MaxSteps)
+			return fmt.Errorf("the turn stopped after %d model calls (%w)", t.a.MaxSteps, ErrMaxSteps)
 		}
 		calls, err := t.step(ctx)
 		if err != nil {
@@ -543,10 +553,7 @@ func (t *turn) step(ctx context.Context) ([]chat.ToolCall, error) {
 		return nil, fmt.Errorf("model %s: %w", t.model.Name(), err)
 	}
 	t.scope.Usage = t.scope.Usage.Add(res.Usage)
-	if err := t.a.Store.AddUsage(context.WithoutCancel(ctx), t.sess.ID, res.Usage); err != nil {
-		return nil, err
-	}
-	if err := t.store(ctx, msg); err != nil {
+	if err := t.storeStep(ctx, msg, res.Usage); err != nil {
 		return nil, err
 	}
 	if res.Text != "" {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"io"
 	"os"
 	"os/signal"
@@ -46,16 +47,8 @@ The same tools are served by podcode serve at /mcp (streamable HTTP, behind the 
 `,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmdContext(cmd), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			in, out := cmd.InOrStdin(), cmd.OutOrStdout()
-			if out == os.Stdout {
-				// Standard output carries the protocol: whatever else in
-				// the process writes to os.Stdout (an embedder's handler)
-				// goes to standard error instead.
-				os.Stdout = os.Stderr
-				defer func() { os.Stdout = out.(*os.File) }()
-			}
+			ctx, in, out, done := speakOnStdio(cmd)
+			defer done()
 			return bootedWith(ctx, withData(data), func(a *app.App) error {
 				a.Guard.Asker = &nobody{out: cmd.ErrOrStderr(), why: "standard input carries the MCP protocol"}
 				printSkipped(cmd.ErrOrStderr(), a)
@@ -75,3 +68,17 @@ The same tools are served by podcode serve at /mcp (streamable HTTP, behind the 
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// speakOnStdio prepares a command whose standard output carries a protocol
+// (`podcode mcp serve`, `podcode acp`): its context ends on SIGTERM or
+// Ctrl-C, and whatever else in the process writes to os.Stdout (an
+// embedder's handler) goes to standard error until done is called.
+func speakOnStdio(cmd *cobra.Command) (ctx context.Context, in io.Reader, out io.Writer, done func()) {
+	ctx, stop := signal.NotifyContext(cmdContext(cmd), os.Interrupt, syscall.SIGTERM)
+	in, out = cmd.InOrStdin(), cmd.OutOrStdout()
+	if f, ok := out.(*os.File); ok && f == os.Stdout {
+		os.Stdout = os.Stderr
+		return ctx, in, out, func() { os.Stdout = f; stop() }
+	}
+	return ctx, in, out, stop
+}

@@ -16,10 +16,10 @@ func TestMCPList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The probe's timeout gives node time to start on a loaded machine.
 	project(t, map[string]string{
-		".mcp.json": `{"mcpServers": {
-			"probe": {"command": "node", "args": ["` + probe + `"]},
-			"gone": {"command": "/nonexistent/server"}}}`,
+		"podcode.json": `{"mcp": {"probe": {"type": "local", "command": ["node", "` + probe + `"], "timeout": 60000}}}`,
+		".mcp.json":    `{"mcpServers": {"gone": {"command": "/nonexistent/server"}}}`,
 	})
 	out, err := run(t, "--trust-all", "mcp", "list", "--json")
 	if err != nil {
@@ -44,7 +44,7 @@ func TestMCPList(t *testing.T) {
 				t.Errorf("gone: %+v", s)
 			}
 		case "probe":
-			if s.State != "ready" || !slices.Contains(s.Tools, "probe_shout") || !strings.HasSuffix(s.Origin, ".mcp.json:2") {
+			if s.State != "ready" || !slices.Contains(s.Tools, "probe_shout") || !strings.HasSuffix(s.Origin, "podcode.json:1") {
 				t.Errorf("probe: %+v", s)
 			}
 		}

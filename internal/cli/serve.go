@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -40,11 +41,22 @@ never in the project, and its bash commands run in the operating system's sandbo
 tools.sandbox_network. The default tenant works in the project; tools.sandbox
 sandboxes it too.
 
+PODCODE_CPUPROFILE=<file> writes a CPU profile of the server's whole life, boot
+included, for go tool pprof, when it stops gracefully (SIGTERM, Ctrl-C).
+
 ` + dataHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmdContext(cmd), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			stopProfile, err := startCPUProfile(os.Getenv("PODCODE_CPUPROFILE"))
+			if err != nil {
+				return err
+			}
+			// Deferred before the boot, so the profile covers it and is
+			// written after the graceful stop (SIGTERM, Ctrl-C); kill -9
+			// leaves no profile.
+			defer stopProfile()
 			return bootedWith(ctx, withData(data), func(a *app.App) error {
 				token := os.Getenv("PODCODE_API_TOKEN")
 				if token == "" {
@@ -114,4 +126,25 @@ sandboxes it too.
 	cmd.Flags().StringVar(&addr, "addr", "", "the address to listen on (default 127.0.0.1:4096, or server.addr)")
 	dataFlag(cmd, &data)
 	return cmd
+}
+
+// startCPUProfile starts a CPU profile into path (PODCODE_CPUPROFILE) for
+// go tool pprof; "" profiles nothing. The returned func stops it and
+// closes the file.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("PODCODE_CPUPROFILE: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("PODCODE_CPUPROFILE %s: %w", path, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

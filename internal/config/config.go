@@ -762,7 +762,9 @@ func (cfg *Config) mergeFile(path string, f *file, lines []int, project bool, se
 			continue
 		}
 		m.Project, m.File = project, path
-		if o := cfg.Origins("mcp." + name); len(o) > 0 {
+		// Each key of the entry is a setting; its type, which every entry
+		// has, says where the entry is.
+		if o := cfg.Origins("mcp." + name + ".type"); len(o) > 0 {
 			m.Line = o[len(o)-1].Line
 		}
 		cfg.MCP[name] = m

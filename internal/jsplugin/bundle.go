@@ -21,7 +21,7 @@ import (
 
 // bundleFormat changes whenever the way bundles are built changes, so that
 // cached bundles from an older Podcode are not reused.
-const bundleFormat = "podcode-bundle-4"
+const bundleFormat = "podcode-bundle-5"
 
 // A bundle is one CommonJS script made by esbuild: a plugin's own code (its
 // files, TypeScript included, with the npm packages it imports left as
@@ -382,7 +382,9 @@ func (b *Bundler) buildOnce(key string, opts api.BuildOptions) (*bundle, error) 
 	bu := &bundle{}
 	for _, f := range res.OutputFiles {
 		if strings.HasSuffix(f.Path, ".js") {
-			bu.Code = string(f.Contents)
+			// A package's exports are read through its namespaces; a
+			// plugin's only through the helpers (see namespace.go).
+			bu.Code = rewriteInterop(string(f.Contents), strings.HasPrefix(key, "package\x00"))
 		}
 	}
 	cwd := opts.AbsWorkingDir

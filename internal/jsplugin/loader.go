@@ -178,6 +178,7 @@ func Load(ctx context.Context, o Options) (*Set, error) {
 		return nil, err
 	}
 	l := &loader{o: o, log: o.Logger, programs: &programs{}}
+	defer raiseGC()()
 	loaded := make([]*Plugin, len(srcs))
 	sem := make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup

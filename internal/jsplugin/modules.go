@@ -1,7 +1,6 @@
 package jsplugin
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -28,12 +27,19 @@ func isBuiltin(spec string) bool {
 	return strings.HasPrefix(spec, "node:") || nodeBuiltins[spec]
 }
 
-// programs compiles each bundle once per process, keyed by the hash of its
-// code, and shares the compiled program between every runtime that
-// evaluates it: twenty plugins importing zod parse zod once.
+// programs compiles each bundle once per load, keyed by its code, and
+// shares the compiled program between every runtime that evaluates it:
+// twenty plugins importing zod parse zod once.
 type programs struct {
 	mu sync.Mutex
-	m  map[[32]byte]*programEntry
+	m  map[programKey]*programEntry
+}
+
+// programKey is the code itself, not a hash of it: the bundles hold the
+// text anyway, and hashing zod's 0.8 MB meant copying it for every plugin.
+type programKey struct {
+	code   string
+	plugin bool // never the same entry as a package bundle of the same text
 }
 
 type programEntry struct {
@@ -47,13 +53,10 @@ type programEntry struct {
 // function that also gets the module as __podcode_module and require as
 // __podcode_require: see Bundler.Plugin).
 func (ps *programs) get(name, code string, plugin bool) (*goja.Program, error) {
-	key := sha256.Sum256([]byte(code))
-	if plugin {
-		key[0] ^= 1 // never the same entry as a package bundle of the same text
-	}
+	key := programKey{code, plugin}
 	ps.mu.Lock()
 	if ps.m == nil {
-		ps.m = map[[32]byte]*programEntry{}
+		ps.m = map[programKey]*programEntry{}
 	}
 	e := ps.m[key]
 	if e == nil {
@@ -62,11 +65,13 @@ func (ps *programs) get(name, code string, plugin bool) (*goja.Program, error) {
 	}
 	ps.mu.Unlock()
 	e.once.Do(func() {
-		// A CommonJS module is a function of module, exports and require.
-		head := "(function (module, exports, require) {"
+		// A CommonJS module is a function of module, exports and require;
+		// the rewritten namespaces and helpers call the last parameters
+		// (see namespace.go).
+		head := "(function (module, exports, require, " + nsFunc + ", " + interopFunc + ") {"
 		var sm *sourceMap
 		if plugin {
-			head = "(async function (module, exports, require, __podcode_module, __podcode_require) {"
+			head = "(async function (module, exports, require, __podcode_module, __podcode_require, " + interopFunc + ") {"
 			if code, sm = splitSourceMap(code); sm != nil {
 				sm.shift(len(head))
 				code += sm.inline()
@@ -86,10 +91,11 @@ type moduleSystem struct {
 	packages map[string]*goja.Program // bare specifier → compiled package bundle
 	cache    map[string]goja.Value    // specifier → module.exports
 	require  goja.Value
+	interop  *interop
 }
 
 func newModuleSystem(rt *jsrt.Runtime, vm *goja.Runtime, packages map[string]*goja.Program) *moduleSystem {
-	m := &moduleSystem{rt: rt, vm: vm, packages: packages, cache: map[string]goja.Value{}}
+	m := &moduleSystem{rt: rt, vm: vm, packages: packages, cache: map[string]goja.Value{}, interop: newInterop(vm)}
 	m.require = vm.ToValue(func(call goja.FunctionCall) goja.Value {
 		spec := call.Argument(0).String()
 		v, err := m.load(spec)
@@ -148,7 +154,7 @@ func (m *moduleSystem) evalPlugin(prg *goja.Program) (goja.Value, *goja.Object, 
 	module := m.vm.NewObject()
 	exports := m.vm.NewObject()
 	module.Set("exports", exports)
-	done, err := call(goja.Undefined(), module, exports, m.require, module, m.require)
+	done, err := call(goja.Undefined(), module, exports, m.require, module, m.require, m.interop.wrap)
 	return done, module, err
 }
 
@@ -168,7 +174,7 @@ func (m *moduleSystem) eval(prg *goja.Program, spec string) (goja.Value, error) 
 	if spec != "" {
 		m.cache[spec] = exports // a cycle sees the exports so far, as in Node
 	}
-	if _, err := call(goja.Undefined(), module, exports, m.require); err != nil {
+	if _, err := call(goja.Undefined(), module, exports, m.require, m.interop.ns, m.interop.wrap); err != nil {
 		delete(m.cache, spec)
 		return nil, err
 	}

@@ -186,7 +186,12 @@ func TestRuntimeThatKeepsTooMuchIsStopped(t *testing.T) {
 	if _, err := callGlobal(r, ctx, "hoard"); !errors.As(err, &me) {
 		t.Fatalf("hoard: %v, want a MemoryError", err)
 	}
-	err := <-stopped
+	var err error
+	select {
+	case err = <-stopped:
+	case <-time.After(time.Minute):
+		t.Fatalf("the runtime was not stopped a minute after its job was (it retains %d MiB)", measured(t, r)>>20)
+	}
 	var ob *OverBudgetError
 	if !errors.As(err, &ob) || ob.Limit != 64<<20 || ob.Held <= ob.Limit {
 		t.Fatalf("OnStop: %v", err)

@@ -125,6 +125,28 @@ func TestSpinIsStoppedAndRuntimeRecovers(t *testing.T) {
 	}
 }
 
+// The watchdog is armed once for a run of jobs, not for each: a job that
+// begins while it is armed for an earlier one still gets the whole job
+// limit, counted from its own start, and a spin after it is still stopped
+// (covers H8).
+func TestJobLimitCountsFromEachJobsStart(t *testing.T) {
+	r, _ := newRT(t, plugin+`function busy(ms) { const end = Date.now() + ms; while (Date.now() < end) {} return ms; }`,
+		func(o *Options) { o.JobLimit = time.Second })
+	ctx := context.Background()
+	if _, err := callGlobal(r, ctx, "inc"); err != nil { // arms the watchdog for 1 s from now
+		t.Fatal(err)
+	}
+	time.Sleep(600 * time.Millisecond)
+	// Runs past the first job's second, well within its own.
+	if v, err := callGlobal(r, ctx, "busy", 700); err != nil || v != 700.0 {
+		t.Fatalf("a 700 ms job with a 1 s limit, begun 600 ms after another: %v, %v", v, err)
+	}
+	var se *SpinError
+	if _, err := callGlobal(r, ctx, "spin"); !errors.As(err, &se) {
+		t.Fatalf("spin: %v, want a SpinError", err)
+	}
+}
+
 // Jobs run in the order they were queued: a call never overtakes a job
 // queued before it (here, by the same goroutine, with Post). Run with -race.
 func TestCallsRunAfterWhatWasQueuedBefore(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/dop251/goja"
+	"github.com/dop251/goja/unistring"
 )
 
 // Values cross between Go and plugins as data: Go holds JSON-shaped values
@@ -188,10 +189,15 @@ func (o *objectView) Get(k string) goja.Value {
 		return nil
 	}
 	v := mustValue(o.vm, x)
-	if o.vals == nil {
-		o.vals = make(map[string]goja.Value, len(o.src))
+	switch x.(type) {
+	case map[string]any, []any, []string, json.RawMessage:
+		if o.vals == nil {
+			o.vals = make(map[string]goja.Value, len(o.src))
+		}
+		o.vals[k] = v // so that input.args === input.args
 	}
-	o.vals[k] = v // so that input.args === input.args
+	// A primitive is converted again at each read: it compares by value,
+	// and a view that is only read allocates no map.
 	return v
 }
 
@@ -396,6 +402,10 @@ func isView(v goja.Value) bool {
 // not change are returned as the very data the view was made from.
 func Export(vm *goja.Runtime, v goja.Value) (out any, err error) {
 	budget := exportBudget
+	if _, isObj := v.(*goja.Object); !isObj {
+		out, _, err = exportValue(v, 0, &budget) // no getter to run: no Try (and its closure)
+		return out, err
+	}
 	// Reading a property can run a getter that throws: Try turns that into
 	// an error and leaves the runtime as it was.
 	if ex := vm.Try(func() { out, _, err = exportValue(v, 0, &budget) }); ex != nil {
@@ -403,6 +413,10 @@ func Export(vm *goja.Runtime, v goja.Value) (out any, err error) {
 	}
 	return out, err
 }
+
+// readFields turns the fast path of layout.go on; tests compare it with the
+// generic path.
+var readFields = true
 
 func exportValue(v goja.Value, depth int, budget *int) (any, bool, error) {
 	if depth > maxDepth {
@@ -436,6 +450,14 @@ func exportValue(v goja.Value, depth int, budget *int) (any, bool, error) {
 	obj, ok := v.(*goja.Object)
 	if !ok {
 		return nil, true, fmt.Errorf("cannot pass a JavaScript %s across a plugin boundary", v.ExportType())
+	}
+	if l := gojaFields(); l.ok && readFields {
+		if vals, keys, ok := l.plainObject(obj); ok {
+			return exportPlain(vals, keys, depth, budget)
+		}
+		if elems, ok := l.denseArray(obj); ok {
+			return exportDense(elems, depth, budget)
+		}
 	}
 	if _, isFn := goja.AssertFunction(v); isFn {
 		return nil, true, fmt.Errorf("cannot pass a function across a plugin boundary")
@@ -472,6 +494,42 @@ func exportValue(v goja.Value, depth int, budget *int) (any, bool, error) {
 			return nil, true, fmt.Errorf("%s: %w", k, err)
 		}
 		out[k] = x
+	}
+	return out, true, nil
+}
+
+// exportPlain is the export of a plain object read from goja's fields (see
+// layout.go): the same result as the generic path, without its iterators.
+func exportPlain(vals map[unistring.String]goja.Value, keys []unistring.String, depth int, budget *int) (any, bool, error) {
+	out := make(map[string]any, len(keys))
+	for _, k := range keys {
+		v, ok := vals[k]
+		if !ok {
+			continue
+		}
+		name := k.String()
+		x, _, err := exportValue(v, depth+1, budget)
+		if err != nil {
+			return nil, true, fmt.Errorf("%s: %w", name, err)
+		}
+		out[name] = x
+	}
+	return out, true, nil
+}
+
+// exportDense is the export of an array without holes read from goja's
+// fields (see layout.go).
+func exportDense(elems []goja.Value, depth int, budget *int) (any, bool, error) {
+	if len(elems) > maxArrayLen {
+		return nil, true, fmt.Errorf("array of %d elements (at most %d)", len(elems), maxArrayLen)
+	}
+	out := make([]any, len(elems))
+	for i, e := range elems {
+		x, _, err := exportValue(e, depth+1, budget)
+		if err != nil {
+			return nil, true, fmt.Errorf("[%d]: %w", i, err)
+		}
+		out[i] = x
 	}
 	return out, true, nil
 }

@@ -114,7 +114,7 @@ func TestSpecs(t *testing.T) {
 				t.Errorf("docs: %+v", s)
 			}
 		case "lint":
-			if !s.Project || s.Command != "node" || s.Args[0] != "lint.js" {
+			if !s.Project || s.Command != "node" || s.Args[0] != "lint.js" || s.Origin != filepath.Join(project, "podcode.json")+":3" {
 				t.Errorf("lint: %+v", s)
 			}
 		case "memory":

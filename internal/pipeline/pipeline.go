@@ -93,9 +93,13 @@ func (r *Runner) Run(ctx context.Context, hook string, value map[string]any) (ma
 	if r.Plugins == nil {
 		return value, nil
 	}
-	var steps []Step
+	plugins := r.Plugins.With(hook)
+	if len(plugins) == 0 {
+		return value, nil
+	}
+	steps := make([]Step, 0, len(plugins))
 	limit := r.timeout()
-	for _, p := range r.Plugins.With(hook) {
+	for _, p := range plugins {
 		if ctx.Err() != nil {
 			break // the turn was cancelled: no more plugins
 		}

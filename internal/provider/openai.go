@@ -177,7 +177,7 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, onEvent func(Event)) (
 	}
 	client := o.Client
 	if client == nil {
-		client = &http.Client{Timeout: conn.Timeout}
+		client = &http.Client{Timeout: conn.Timeout, Transport: modelTransport}
 	}
 	for attempt := 0; ; attempt++ {
 		res, err := o.send(ctx, client, conn, body)
@@ -205,6 +205,16 @@ type retryAfter struct {
 
 func (r *retryAfter) Error() string { return r.err.Error() }
 func (r *retryAfter) Unwrap() error { return r.err }
+
+// modelTransport carries the model requests of every session: one pool of
+// kept-alive connections, large enough for sessions that run at once (the
+// default transport keeps 2 a host, so 20 sessions dialled anew at every
+// other step).
+var modelTransport = func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns, t.MaxIdleConnsPerHost = 256, 64
+	return t
+}()
 
 func (o *OpenAI) send(ctx context.Context, client *http.Client, conn Connection, body []byte) (*http.Response, error) {
 	hreq, err := http.NewRequestWithContext(ctx, "POST", conn.BaseURL+"/chat/completions", bytes.NewReader(body))

@@ -1,11 +1,12 @@
 // Package server is Podcode's HTTP API: sessions, messages (a posted user
 // message runs a turn), permission replies, the plugin and tool listings,
 // the event stream (Server-Sent Events of the bus), a health check and the
-// OpenAPI document.
+// OpenAPI document, and the web page at / (package web).
 //
 // Access: on a loopback address no token is needed unless one is
 // configured; on any other address a token is required to start at all.
-// With a token, every request must carry `Authorization: Bearer <token>`.
+// With a token, every request must carry `Authorization: Bearer <token>`,
+// except the web page's (GET / and /ui/*, package web), which hold no data.
 //
 // Tenants: the server's own token (or none) acts for the default tenant
 // (id 0); each of the config's server.tokens acts for its tenant and user.
@@ -54,6 +55,7 @@ import (
 	"github.com/podcode/podcode/internal/httpjson"
 	"github.com/podcode/podcode/internal/mcpserver"
 	"github.com/podcode/podcode/internal/store"
+	"github.com/podcode/podcode/internal/web"
 	"github.com/podcode/podcode/internal/webhook"
 )
 
@@ -201,7 +203,9 @@ func CheckAddr(addr string, tokens bool) error {
 // Handler is the API. /mcp serves the tools over MCP's streamable HTTP
 // transport (package mcpserver), behind the same token check; a call runs
 // as the token's tenant and user, in the tenant's workspace, on channel
-// "mcp".
+// "mcp". The web page (package web) is at GET / and GET /ui/: it carries
+// no data and is served without a token; everything it shows comes from
+// the API with the token.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.health)
@@ -222,7 +226,12 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /tools", s.listTools)
 	mux.HandleFunc("GET /events", s.events)
 	mux.Handle("/mcp", s.mcpHTTP)
-	return s.route(mux)
+	outer := http.NewServeMux()
+	page := web.Handler()
+	outer.Handle("GET /{$}", page)
+	outer.Handle("GET "+web.Prefix, page)
+	outer.Handle("/", s.route(mux))
+	return outer
 }
 
 var errNoWebhooks = errors.New("no webhooks are configured")

@@ -36,11 +36,11 @@ func (s *Store) Signatures(ctx context.Context, webhook string, now time.Time) (
 // seconds), and drops the ones expired before now.
 func (s *Store) RecordSignature(ctx context.Context, webhook string, sig []byte, expires int64, now time.Time) error {
 	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM webhook_signatures WHERE expires < ?`, now.Unix()); err != nil {
+	defer s.endWrite()
+	if _, err := s.w.ExecContext(ctx, `DELETE FROM webhook_signatures WHERE expires < ?`, now.Unix()); err != nil {
 		return fmt.Errorf("store: webhook signature: %w", err)
 	}
-	if _, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO webhook_signatures (webhook, signature, expires) VALUES (?, ?, ?)`, webhook, sig, expires); err != nil {
+	if _, err := s.w.ExecContext(ctx, `INSERT OR REPLACE INTO webhook_signatures (webhook, signature, expires) VALUES (?, ?, ?)`, webhook, sig, expires); err != nil {
 		return fmt.Errorf("store: webhook signature: %w", err)
 	}
 	return nil
@@ -50,8 +50,8 @@ func (s *Store) RecordSignature(ctx context.Context, webhook string, sig []byte,
 // delivery may be sent again.
 func (s *Store) ForgetSignature(ctx context.Context, webhook string, sig []byte) error {
 	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM webhook_signatures WHERE webhook = ? AND signature = ?`, webhook, sig); err != nil {
+	defer s.endWrite()
+	if _, err := s.w.ExecContext(ctx, `DELETE FROM webhook_signatures WHERE webhook = ? AND signature = ?`, webhook, sig); err != nil {
 		return fmt.Errorf("store: webhook signature: %w", err)
 	}
 	return nil

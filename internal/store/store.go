@@ -3,12 +3,32 @@
 // (DataDir; Adopt moves the database an older Podcode kept in the
 // project's .podcode folder).
 //
-// Durability: every write is its own transaction, committed before the
-// call returns, so whatever Podcode acknowledged survives a crash. On open,
-// sessions left "running" by a server that died are marked interrupted;
-// the tool calls their turns left without a result get one when the
-// session's next turn starts (CloseOpenCalls): a provider refuses a
-// history with an unanswered call.
+// Durability: every write is one transaction, committed before the call
+// returns (a tool-call step is two: the assistant message with its
+// model call's usage, AppendStep, then the result). The database runs in
+// WAL mode with synchronous=NORMAL, chosen on purpose: a commit appends
+// the transaction to the WAL file with write(2), so it is in the kernel
+// once the call returns, and a process that is killed (kill -9, a panic,
+// the OOM killer) loses nothing it acknowledged. The WAL is fsynced at
+// each checkpoint, so a power loss or kernel crash can lose the
+// transactions committed since the last one, and never corrupts the
+// database. synchronous=FULL would add an fsync to every commit
+// (milliseconds on many disks) for that case only; OFF could corrupt the
+// database on power loss.
+//
+// On open, sessions left "running" by a server that died are marked
+// interrupted; the tool calls their turns left without a result get one
+// when the session's next turn starts (CloseOpenCalls): a provider refuses
+// a history with an unanswered call.
+//
+// Connections: writes go through one connection (a pool of one), reads
+// through a pool of read-only connections beside it (WAL lets them run
+// during a write). The statements of a turn are prepared once per
+// connection and kept until Close. Checkpoints (copying the WAL into the
+// database file, with an fsync of each) run on a connection of their own,
+// in the background, every checkpointEvery writes, so that no write waits
+// for an fsync; the writer checkpoints itself only when they fall behind
+// (backstopPages).
 //
 // Tenancy: every session has an owner (its tenant: see TenantKey); lookups
 // by a tenant never see another tenant's sessions.
@@ -20,6 +40,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -78,10 +99,41 @@ type Session struct {
 
 // Store is the database. Writes are serialised in the process (SQLite
 // allows one writer; waiting on a Go mutex is cheaper than retrying a busy
-// database), reads run concurrently beside them (WAL).
+// database) and run on the one connection of w; reads run concurrently
+// beside them on db (WAL). Both are open from Open until Close, and so are
+// the prepared statements (stmts) and the checkpointer (checkpoints).
 type Store struct {
-	db      *sql.DB
+	db      *sql.DB // read-only connections
+	w       *sql.DB // the writer: one connection, BEGIN IMMEDIATE
 	writeMu sync.Mutex
+	stmts
+
+	// Under writeMu: writes since Open, and the checkpointer's wake-up
+	// (nil once closed). ckDone is closed when the checkpointer is done.
+	writes int
+	ckWake chan struct{}
+	ckDone chan struct{}
+}
+
+const (
+	// checkpointEvery is how many writes the checkpointer lets pass
+	// between two checkpoints: about 700 pages of WAL (a message writes 5
+	// to 8), near SQLite's default of 1000.
+	checkpointEvery = 100
+	// backstopPages is the size of the WAL (pages of 4 KiB) at which the
+	// writer checkpoints itself (SQLite's automatic checkpoint): when
+	// writes never pause long enough for a background checkpoint to
+	// catch up, the WAL stays bounded.
+	backstopPages = 4000
+)
+
+// stmts are the statements of a turn's writes and reads, prepared once:
+// preparing a statement costs more than running these.
+type stmts struct {
+	// on w
+	nextSeq, insertMessage, touchSession, updateMessage, setStatus *sql.Stmt
+	// on db
+	session, messages, message, lastSummary, opening, since *sql.Stmt
 }
 
 const schema = `
@@ -125,28 +177,132 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	db, err := sql.Open("sqlite", dsn)
+	// The writer sets WAL mode (persistent in the file) and creates the
+	// schema before a reader opens. BEGIN IMMEDIATE: a transaction that
+	// reads before it writes (the next seq) waits for another process's
+	// write (busy_timeout) instead of failing when it upgrades its lock.
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)"
+	w, err := sql.Open("sqlite", dsn+"&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"+
+		"&_pragma=wal_autocheckpoint("+strconv.Itoa(backstopPages)+")")
 	if err != nil {
 		return nil, fmt.Errorf("store: opening %s: %w", path, err)
 	}
-	if _, err := db.ExecContext(ctx, schema); err != nil {
-		db.Close()
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	s := &Store{w: w}
+	if _, err := w.ExecContext(ctx, schema); err != nil {
+		w.Close()
 		return nil, fmt.Errorf("store: creating the schema in %s: %w", path, err)
 	}
-	s := &Store{db: db}
+	if s.db, err = sql.Open("sqlite", dsn+"&_query_only=1"); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store: opening %s: %w", path, err)
+	}
+	if err := s.prepare(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("store: %s: %w", path, err)
+	}
 	if err := s.markInterrupted(ctx); err != nil {
-		db.Close()
+		s.Close()
 		return nil, err
 	}
+	ck, err := sql.Open("sqlite", dsn+"&_pragma=synchronous(NORMAL)")
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("store: opening %s: %w", path, err)
+	}
+	ck.SetMaxOpenConns(1)
+	s.ckWake, s.ckDone = make(chan struct{}, 1), make(chan struct{})
+	go checkpoints(ck, path, s.ckWake, s.ckDone)
 	return s, nil
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// endWrite ends a write (the caller holds writeMu): every checkpointEvery
+// writes it wakes the checkpointer, which checkpoints when it is not still
+// busy with the last one.
+func (s *Store) endWrite() {
+	s.writes++
+	if s.writes%checkpointEvery == 0 && s.ckWake != nil {
+		select {
+		case s.ckWake <- struct{}{}:
+		default:
+		}
+	}
+	s.writeMu.Unlock()
+}
+
+// checkpoints runs a passive checkpoint (one that never blocks the writer
+// or a reader) on ck each time it is woken, until wake is closed; then it
+// closes ck and done.
+func checkpoints(ck *sql.DB, path string, wake <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	defer ck.Close()
+	for range wake {
+		if _, err := ck.Exec(`PRAGMA wal_checkpoint(PASSIVE)`); err != nil {
+			// The writer's own checkpoint (backstopPages) still bounds the WAL.
+			slog.Warn("store: a background checkpoint failed", "db", path, "err", err)
+		}
+	}
+}
+
+func (s *Store) prepare(ctx context.Context) error {
+	for _, p := range []struct {
+		db    *sql.DB
+		stmt  **sql.Stmt
+		query string
+	}{
+		{s.w, &s.nextSeq, `SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?`},
+		{s.w, &s.insertMessage, `INSERT INTO messages (id, session_id, seq, role, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`},
+		{s.w, &s.touchSession, `UPDATE sessions SET usage_input = usage_input + ?, usage_output = usage_output + ?, updated_at = ? WHERE id = ?`},
+		// A row rewritten with the same bytes dirties no page (SQLite
+		// compares them): a turn's end that re-stores its last message
+		// when no hook ran writes nothing to the WAL.
+		{s.w, &s.updateMessage, `UPDATE messages SET status = ?, body = ? WHERE id = ?`},
+		{s.w, &s.setStatus, `UPDATE sessions SET status = ?, updated_at = ? WHERE id = ?`},
+		{s.db, &s.session, `SELECT ` + sessionColumns + ` FROM sessions WHERE id = ? AND tenant = ?`},
+		{s.db, &s.messages, `SELECT body FROM messages WHERE session_id = ? ORDER BY seq`},
+		{s.db, &s.message, `SELECT body FROM messages WHERE session_id = ? AND id = ?`},
+		{s.db, &s.lastSummary, `SELECT body FROM messages WHERE session_id = ? AND role = ? ORDER BY seq DESC LIMIT 1`},
+		{s.db, &s.opening, `SELECT body FROM messages WHERE session_id = ?1 AND role = ?2 AND seq <= ?3
+			AND seq < COALESCE((SELECT MIN(seq) FROM messages WHERE session_id = ?1 AND role = ?4), ?3 + 1) ORDER BY seq`},
+		{s.db, &s.since, `SELECT body FROM messages WHERE session_id = ? AND seq > ? AND role != ? ORDER BY seq`},
+	} {
+		st, err := p.db.PrepareContext(ctx, p.query)
+		if err != nil {
+			return fmt.Errorf("preparing %q: %w", p.query, err)
+		}
+		*p.stmt = st
+	}
+	return nil
+}
+
+// Close closes the database (the checkpointer, once it is done, the
+// statements, then the connections).
+func (s *Store) Close() error {
+	s.writeMu.Lock()
+	if s.ckWake != nil {
+		close(s.ckWake)
+		s.ckWake = nil
+	}
+	s.writeMu.Unlock()
+	if s.ckDone != nil {
+		<-s.ckDone
+	}
+	for _, st := range []*sql.Stmt{s.nextSeq, s.insertMessage, s.touchSession, s.updateMessage, s.setStatus,
+		s.session, s.messages, s.message, s.lastSummary, s.opening, s.since} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	var err error
+	if s.db != nil {
+		err = s.db.Close()
+	}
+	return errors.Join(err, s.w.Close())
+}
 
 func (s *Store) markInterrupted(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, `UPDATE sessions SET status = ? WHERE status = ?`, SessionInterrupted, SessionRunning); err != nil {
+	if _, err := s.w.ExecContext(ctx, `UPDATE sessions SET status = ? WHERE status = ?`, SessionInterrupted, SessionRunning); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	return nil
@@ -158,7 +314,7 @@ func millis(t time.Time) int64 { return t.UnixMilli() }
 // filled in when empty.
 func (s *Store) CreateSession(ctx context.Context, sess Session) (Session, error) {
 	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+	defer s.endWrite()
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	if sess.ID == "" {
 		sess.ID = chat.NewID("ses")
@@ -170,7 +326,7 @@ func (s *Store) CreateSession(ctx context.Context, sess Session) (Session, error
 		sess.Status = SessionIdle
 	}
 	sess.CreatedAt, sess.UpdatedAt = now, now
-	_, err := s.db.ExecContext(ctx, `INSERT INTO sessions (id, tenant, parent_id, title, model, channel, status, created_at, updated_at)
+	_, err := s.w.ExecContext(ctx, `INSERT INTO sessions (id, tenant, parent_id, title, model, channel, status, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, sess.ID, sess.Tenant, sess.ParentID, sess.Title, sess.Model, sess.Channel, sess.Status, millis(now), millis(now))
 	if err != nil {
 		return Session{}, fmt.Errorf("store: creating session: %w", err)
@@ -191,7 +347,7 @@ func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 
 // Session returns the tenant's session id.
 func (s *Store) Session(ctx context.Context, tenant, id string) (Session, error) {
-	sess, err := scanSession(s.db.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id = ? AND tenant = ?`, id, tenant))
+	sess, err := scanSession(s.session.QueryRowContext(ctx, id, tenant))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, fmt.Errorf("session %s: %w", id, ErrNotFound)
 	}
@@ -222,8 +378,8 @@ func (s *Store) Sessions(ctx context.Context, tenant string) ([]Session, error) 
 // DeleteSession deletes the tenant's session and its messages.
 func (s *Store) DeleteSession(ctx context.Context, tenant, id string) error {
 	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	res, err := s.db.ExecContext(ctx, `DELETE FROM sessions WHERE id = ? AND tenant = ?`, id, tenant)
+	defer s.endWrite()
+	res, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE id = ? AND tenant = ?`, id, tenant)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -236,8 +392,8 @@ func (s *Store) DeleteSession(ctx context.Context, tenant, id string) error {
 // SetStatus records a session's status.
 func (s *Store) SetStatus(ctx context.Context, id, status string) error {
 	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	_, err := s.db.ExecContext(ctx, `UPDATE sessions SET status = ?, updated_at = ? WHERE id = ?`, status, millis(time.Now()), id)
+	defer s.endWrite()
+	_, err := s.setStatus.ExecContext(ctx, status, millis(time.Now()), id)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -247,9 +403,8 @@ func (s *Store) SetStatus(ctx context.Context, id, status string) error {
 // AddUsage adds tokens to a session's usage.
 func (s *Store) AddUsage(ctx context.Context, id string, u chat.Usage) error {
 	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	_, err := s.db.ExecContext(ctx, `UPDATE sessions SET usage_input = usage_input + ?, usage_output = usage_output + ?, updated_at = ? WHERE id = ?`,
-		u.Input, u.Output, millis(time.Now()), id)
+	defer s.endWrite()
+	_, err := s.touchSession.ExecContext(ctx, u.Input, u.Output, millis(time.Now()), id)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -259,21 +414,31 @@ func (s *Store) AddUsage(ctx context.Context, id string, u chat.Usage) error {
 // AppendMessage stores m as the session's next message, filling in its ID,
 // sequence number and time.
 func (s *Store) AppendMessage(ctx context.Context, m *chat.Message) error {
+	return s.AppendStep(ctx, m, chat.Usage{})
+}
+
+// AppendStep is AppendMessage that also adds a model call's usage to the
+// session's, in the same transaction: a step's assistant message and its
+// tokens are stored together, or not at all.
+func (s *Store) AppendStep(ctx context.Context, m *chat.Message, usage chat.Usage) error {
 	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
+	defer s.endWrite()
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	defer tx.Rollback()
-	if err := appendTx(ctx, tx, m); err != nil {
+	if err := s.appendTx(ctx, tx, m, usage); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: appending message: %w", err)
+	}
+	return nil
 }
 
-// appendTx is AppendMessage within tx; the caller holds writeMu.
-func appendTx(ctx context.Context, tx *sql.Tx, m *chat.Message) error {
+// appendTx is AppendStep within tx; the caller holds writeMu.
+func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, m *chat.Message, usage chat.Usage) error {
 	if m.ID == "" {
 		m.ID = chat.NewID("msg")
 	}
@@ -283,18 +448,18 @@ func appendTx(ctx context.Context, tx *sql.Tx, m *chat.Message) error {
 	if m.Status == "" {
 		m.Status = chat.StatusComplete
 	}
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?`, m.SessionID).Scan(&m.Seq); err != nil {
+	if err := tx.StmtContext(ctx, s.nextSeq).QueryRowContext(ctx, m.SessionID).Scan(&m.Seq); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	body, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("store: encoding message: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO messages (id, session_id, seq, role, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	if _, err := tx.StmtContext(ctx, s.insertMessage).ExecContext(ctx,
 		m.ID, m.SessionID, m.Seq, m.Role, m.Status, string(body), millis(m.CreatedAt)); err != nil {
 		return fmt.Errorf("store: appending message: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, millis(time.Now()), m.SessionID); err != nil {
+	if _, err := tx.StmtContext(ctx, s.touchSession).ExecContext(ctx, usage.Input, usage.Output, millis(time.Now()), m.SessionID); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	return nil
@@ -308,8 +473,8 @@ func appendTx(ctx context.Context, tx *sql.Tx, m *chat.Message) error {
 // appended. The check and the appends are one transaction.
 func (s *Store) CloseOpenCalls(ctx context.Context, sessionID, why string) ([]chat.Message, error) {
 	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
+	defer s.endWrite()
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -325,7 +490,7 @@ func (s *Store) CloseOpenCalls(ctx context.Context, sessionID, why string) ([]ch
 	for _, c := range chat.OpenCalls(tail) {
 		m := chat.Unfinished(c, why)
 		m.SessionID = sessionID
-		if err := appendTx(ctx, tx, &m); err != nil {
+		if err := s.appendTx(ctx, tx, &m, chat.Usage{}); err != nil {
 			return nil, err
 		}
 		added = append(added, m)
@@ -342,12 +507,12 @@ func (s *Store) CloseOpenCalls(ctx context.Context, sessionID, why string) ([]ch
 // UpdateMessage rewrites a stored message (its hooks, status, text).
 func (s *Store) UpdateMessage(ctx context.Context, m *chat.Message) error {
 	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+	defer s.endWrite()
 	body, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("store: encoding message: %w", err)
 	}
-	_, err = s.db.ExecContext(ctx, `UPDATE messages SET status = ?, body = ? WHERE id = ?`, m.Status, string(body), m.ID)
+	_, err = s.updateMessage.ExecContext(ctx, m.Status, string(body), m.ID)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -356,14 +521,14 @@ func (s *Store) UpdateMessage(ctx context.Context, m *chat.Message) error {
 
 // Messages returns a session's messages in order.
 func (s *Store) Messages(ctx context.Context, sessionID string) ([]chat.Message, error) {
-	return s.messages(ctx, `SELECT body FROM messages WHERE session_id = ? ORDER BY seq`, sessionID)
+	return scanMessages(s.messages.QueryContext(ctx, sessionID))
 }
 
 // Recent returns what a model sees of a session: its latest summary (if
 // any) and every message after what that summary covers, in order. A long
 // session that was compacted is not read whole.
 func (s *Store) Recent(ctx context.Context, sessionID string) ([]chat.Message, error) {
-	last, err := s.messages(ctx, `SELECT body FROM messages WHERE session_id = ? AND role = ? ORDER BY seq DESC LIMIT 1`, sessionID, chat.RoleSummary)
+	last, err := scanMessages(s.lastSummary.QueryContext(ctx, sessionID, chat.RoleSummary))
 	if err != nil {
 		return nil, err
 	}
@@ -372,21 +537,15 @@ func (s *Store) Recent(ctx context.Context, sessionID string) ([]chat.Message, e
 	}
 	// What hooks gave the model when the session started (context messages
 	// before its first user message) is never summarized: it comes first.
-	opening, err := s.messages(ctx, `SELECT body FROM messages WHERE session_id = ? AND role = ? AND seq <= ?
-		AND seq < COALESCE((SELECT MIN(seq) FROM messages WHERE session_id = ? AND role = ?), ?) ORDER BY seq`,
-		sessionID, chat.RoleContext, last[0].Through, sessionID, chat.RoleUser, last[0].Through+1)
+	opening, err := scanMessages(s.opening.QueryContext(ctx, sessionID, chat.RoleContext, last[0].Through, chat.RoleUser))
 	if err != nil {
 		return nil, err
 	}
-	rest, err := s.messages(ctx, `SELECT body FROM messages WHERE session_id = ? AND seq > ? AND role != ? ORDER BY seq`, sessionID, last[0].Through, chat.RoleSummary)
+	rest, err := scanMessages(s.since.QueryContext(ctx, sessionID, last[0].Through, chat.RoleSummary))
 	if err != nil {
 		return nil, err
 	}
 	return append(append(opening, last...), rest...), nil
-}
-
-func (s *Store) messages(ctx context.Context, query string, args ...any) ([]chat.Message, error) {
-	return scanMessages(s.db.QueryContext(ctx, query, args...))
 }
 
 // scanMessages decodes the message bodies a query returned.
@@ -413,7 +572,7 @@ func scanMessages(rows *sql.Rows, err error) ([]chat.Message, error) {
 // Message returns one message of a session.
 func (s *Store) Message(ctx context.Context, sessionID, id string) (chat.Message, error) {
 	var body string
-	err := s.db.QueryRowContext(ctx, `SELECT body FROM messages WHERE session_id = ? AND id = ?`, sessionID, id).Scan(&body)
+	err := s.message.QueryRowContext(ctx, sessionID, id).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return chat.Message{}, fmt.Errorf("message %s: %w", id, ErrNotFound)
 	}

@@ -138,14 +138,29 @@ func num(args map[string]any, k string, def int) int {
 func (b builtins) read(ctx context.Context, _ Call, args map[string]any) (Result, error) {
 	fsys := b.ws(ctx).files()
 	defer fsys.Close()
-	file, _, real, err := fsys.open(str(args, "path"))
-	if err != nil {
-		return Result{}, err
+	var src io.Reader
+	var real string
+	if ed := EditorFrom(ctx); ed.Read != nil {
+		l, err := fsys.locate(str(args, "path"))
+		if err != nil {
+			return Result{}, err
+		}
+		text, err := fsys.editorRead(ctx, ed, l)
+		if err != nil {
+			return Result{}, err
+		}
+		src, real = strings.NewReader(text), l.real
+	} else {
+		file, _, r, err := fsys.open(str(args, "path"))
+		if err != nil {
+			return Result{}, err
+		}
+		defer file.Close()
+		src, real = file, r
 	}
-	defer file.Close()
 	shown := fsys.show(real)
 	notText := fmt.Errorf("%s is not a text file", shown)
-	lr := newLineReader(ctxReader{ctx, file}, maxLineBytes)
+	lr := newLineReader(ctxReader{ctx, src}, maxLineBytes)
 	if head, _ := lr.br.Peek(8 << 10); !looksLikeText(head) {
 		return Result{}, notText
 	}
@@ -257,7 +272,7 @@ func trimPartialRune(b []byte) []byte {
 	return b
 }
 
-func (b builtins) write(ctx context.Context, _ Call, args map[string]any) (Result, error) {
+func (b builtins) write(ctx context.Context, call Call, args map[string]any) (Result, error) {
 	fsys := b.ws(ctx).files()
 	defer fsys.Close()
 	l, err := fsys.locate(str(args, "path"))
@@ -265,9 +280,18 @@ func (b builtins) write(ctx context.Context, _ Call, args map[string]any) (Resul
 		return Result{}, err
 	}
 	content := str(args, "content")
-	created, err := fsys.write(l, []byte(content))
+	ed := EditorFrom(ctx)
+	var old string
+	known := false
+	if ed.Changed != nil { // only then is the old text worth reading
+		old, known = fsys.before(ctx, ed, l)
+	}
+	created, err := fsys.writeText(ctx, ed, l, []byte(content))
 	if err != nil {
 		return Result{}, err
+	}
+	if known {
+		ed.Changed(FileChange{CallID: call.CallID, Path: fsys.named(l.real), Old: old, New: content, Created: created})
 	}
 	verb := "overwrote"
 	if created {
@@ -279,10 +303,11 @@ func (b builtins) write(ctx context.Context, _ Call, args map[string]any) (Resul
 }
 
 // edit loads the whole file, so it refuses files above maxLoadBytes.
-func (b builtins) edit(ctx context.Context, _ Call, args map[string]any) (Result, error) {
+func (b builtins) edit(ctx context.Context, call Call, args map[string]any) (Result, error) {
 	fsys := b.ws(ctx).files()
 	defer fsys.Close()
-	data, _, l, err := fsys.load(str(args, "path"))
+	ed := EditorFrom(ctx)
+	data, l, err := fsys.loadText(ctx, ed, str(args, "path"))
 	if err != nil {
 		return Result{}, err
 	}
@@ -300,8 +325,12 @@ func (b builtins) edit(ctx context.Context, _ Call, args map[string]any) (Result
 	if all {
 		limit = -1
 	}
-	if _, err := fsys.write(l, []byte(strings.Replace(string(data), old, repl, limit))); err != nil {
+	text := strings.Replace(string(data), old, repl, limit)
+	if _, err := fsys.writeText(ctx, ed, l, []byte(text)); err != nil {
 		return Result{}, err
+	}
+	if ed.Changed != nil {
+		ed.Changed(FileChange{CallID: call.CallID, Path: fsys.named(l.real), Old: string(data), New: text})
 	}
 	if !all {
 		n = 1

@@ -9,6 +9,10 @@
 // assistant message with tool_calls is followed by one tool message per
 // call id before any other message, and every tool message answers a call
 // of the assistant message before it.
+//
+// StreamServer serves the same wire format for benchmarks: no checks, an
+// answer decided per request by a Responder, one write per response, and
+// the timing of each exchange as the model saw it.
 package openaitest
 
 import (
@@ -184,14 +188,22 @@ func fail(w http.ResponseWriter, status int, msg, param string) {
 	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "param": p, "code": nil}})
 }
 
-// stream writes a as a streamed completion: the text in two pieces, each
-// call's arguments split in two chunks, then the finish and the usage.
+// stream writes a as a streamed completion, in one write.
 func stream(w http.ResponseWriter, a Answer) {
 	w.Header().Set("Content-Type", "text/event-stream")
+	w.Write(AppendStream(nil, a))
+}
+
+// AppendStream appends a, as the body of a streamed completion, to buf:
+// the text in two pieces, each call's arguments split in two chunks, then
+// the finish, the usage and [DONE]. Calls need their IDs set.
+func AppendStream(buf []byte, a Answer) []byte {
 	chunk := func(delta map[string]any, finish any) {
 		b, _ := json.Marshal(map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk",
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
-		fmt.Fprintf(w, "data: %s\n\n", b)
+		buf = append(buf, "data: "...)
+		buf = append(buf, b...)
+		buf = append(buf, "\n\n"...)
 	}
 	chunk(map[string]any{"role": "assistant", "content": ""}, nil)
 	if a.Text != "" {
@@ -215,5 +227,7 @@ func stream(w http.ResponseWriter, a Answer) {
 	chunk(map[string]any{}, finish)
 	b, _ := json.Marshal(map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "choices": []any{},
 		"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
-	fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", b)
+	buf = append(buf, "data: "...)
+	buf = append(buf, b...)
+	return append(buf, "\n\ndata: [DONE]\n\n"...)
 }

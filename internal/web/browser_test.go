@@ -1,0 +1,336 @@
+package web_test
+
+import (
+	"context"
+	"flag"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/podcode/podcode/internal/agent"
+	"github.com/podcode/podcode/internal/apptest"
+	"github.com/podcode/podcode/internal/server"
+	"github.com/podcode/podcode/internal/store"
+)
+
+// -screenshot writes the timeline's screenshot to docs/web-timeline.png
+// (checked by eye in review); without it the screenshot goes to a
+// temporary directory.
+var screenshot = flag.Bool("screenshot", false, "write the page's screenshot to docs/web-timeline.png")
+
+const testToken = "web-test-token"
+
+// events watches the page's requests for /events: the Last-Event-ID of
+// each, and a gate that holds new ones while it is set.
+type events struct {
+	mu   sync.Mutex
+	ids  []string
+	hold chan struct{}
+}
+
+func (e *events) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/events" {
+			if r.URL.RawQuery != "" {
+				http.Error(w, "a query on /events: "+r.URL.RawQuery, http.StatusBadRequest)
+				return
+			}
+			e.mu.Lock()
+			e.ids = append(e.ids, r.Header.Get("Last-Event-ID"))
+			hold := e.hold
+			e.mu.Unlock()
+			if hold != nil {
+				select {
+				case <-hold:
+				case <-r.Context().Done():
+					return
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// serve starts the real API server on loopback, with the server's token,
+// for a project with two JS plugins around every tool call and a
+// permission rule that asks before bash.
+func serve(t *testing.T, ev *events) *httptest.Server {
+	t.Helper()
+	p := apptest.Project{
+		Files: map[string]string{
+			"before.js": `export default { id: "audit", server: () => ({
+				"tool.execute.before": (i) => { if (i.toolID === "bash") return { ...i, args: { ...i.args, command: i.args.command + " there" } } },
+			}) }`,
+			"after.js": `export default { id: "stamp", server: () => ({
+				"tool.execute.after": (i) => ({ ...i, result: { ...i.result, output: i.result.output + "[stamped]" } }),
+			}) }`,
+		},
+		Plugins: []string{"./before.js", "./after.js"},
+		Config:  map[string]any{"permission": map[string]any{"bash": "ask", "*": "allow"}},
+	}
+	a, _ := apptest.Boot(t, p)
+	st, err := store.Open(context.Background(), filepath.Join(a.DataDir, store.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	srv := httptest.NewServer(ev.wrap(server.New(agent.New(a, st), testToken).Handler()))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// browser starts headless Chromium; a machine without it fails the test,
+// naming what to install.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("chromium is not installed (Debian: apt-get install -y chromium); the web page's tests need a real browser")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelC(); cancelA() })
+	// The first action starts the browser: no timeout on its context,
+	// which would end the browser with it.
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("starting chromium (%s): %v", path, err)
+	}
+	return ctx
+}
+
+type step struct {
+	Hook     string `json:"hook"`
+	Source   string `json:"source"`
+	Outcome  string `json:"outcome"`
+	Duration string `json:"duration"`
+}
+
+// A person opens the page, gives the token, creates a session, sends a
+// prompt whose bash call runs through two plugins and a guard that asks,
+// answers the question in the page, and reads the answer and the tool
+// call's timeline.
+func TestPageRunsATurnAndShowsItsTimeline(t *testing.T) {
+	ev := &events{}
+	srv := serve(t, ev)
+	ctx := browser(t)
+	console := watchConsole(ctx)
+
+	// run runs one stage of the scenario, bounded: a page that never
+	// shows what it should fails the test with what it shows instead.
+	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		if err := chromedp.Do(sctx, actions...); err != nil {
+			body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+			t.Fatalf("%s: %v\nthe page shows:\n%s", what, err, body)
+		}
+	}
+	value := func(what string, a chromedp.Action[string]) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, a)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return v
+	}
+
+	run("the page asks for the token",
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("token")))
+	run("a wrong token is refused",
+		chromedp.SendKeys(chromedp.ID("token"), "wrong"),
+		chromedp.Click(chromedp.CSS("#token-form button")),
+		chromedp.WaitVisible(chromedp.Search(`//p[@id="token-error" and contains(., "refused")]`)))
+	run("the token opens the page",
+		chromedp.SendKeys(chromedp.ID("token"), testToken),
+		chromedp.Click(chromedp.CSS("#token-form button")),
+		chromedp.WaitVisible(chromedp.ID("new-session")),
+		chromedp.WaitVisible(chromedp.Search(`//p[@id="live" and text()="live"]`)))
+	run("a new session opens",
+		chromedp.SendKeys(chromedp.ID("new-title"), "echo through plugins"),
+		chromedp.Click(chromedp.CSS("#new-session button")),
+		chromedp.WaitVisible(chromedp.ID("view-session")),
+		chromedp.WaitVisible(chromedp.Search(`//ul[@id="session-list"]//a[@aria-current="page" and contains(., "echo through plugins")]`)))
+	run("the prompt is sent",
+		chromedp.SendKeys(chromedp.ID("prompt"), `/tool bash {"command": "echo hi"}`),
+		chromedp.Click(chromedp.ID("send")))
+	run("the permission question is shown in the page",
+		chromedp.WaitVisible(chromedp.CSS(".question button.allow")))
+	asked := value("the question", chromedp.Text(chromedp.CSS(".question")))
+	if !strings.Contains(asked, "Allow bash?") || !strings.Contains(asked, "echo hi") {
+		t.Errorf("the question: %q", asked)
+	}
+	// The question takes the keyboard's focus: Enter answers it.
+	if focused := value("the focus", chromedp.Evaluate[string](`document.activeElement.className + " " + document.activeElement.textContent`)); focused != "allow Allow" {
+		t.Errorf("the focus is on %q, not on the question's Allow button", focused)
+	}
+	run("the question is answered",
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitNotPresent(chromedp.CSS(".question")),
+		// The tool's result, changed by both plugins, then the model's answer.
+		chromedp.WaitVisible(chromedp.Search(`//li[@data-role="tool"]/pre[contains(., "hi there") and contains(., "[stamped]")]`)),
+		chromedp.WaitVisible(chromedp.Search(`//li[@data-role="assistant"][last()]/p[contains(., "hi there")]`)),
+		chromedp.WaitVisible(chromedp.Search(`//button[@id="send" and not(@disabled)]`)))
+
+	run("the timeline shows the tool call",
+		chromedp.WaitVisible(chromedp.Search(`//ol[@id="timeline"]/li[contains(@class, "tool")]//li[contains(@class, "step")]`)))
+	steps, err := chromedp.Run(ctx, chromedp.Evaluate[[]step](`[...document.querySelectorAll('#timeline li.call.tool li.step')].map(li => ({
+			hook: li.dataset.hook, source: li.dataset.source, outcome: li.dataset.outcome,
+			duration: li.querySelector('.dur').textContent }))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, s := range steps {
+		order = append(order, s.Hook+" "+s.Source)
+		if !strings.HasSuffix(s.Duration, "µs") && !strings.HasSuffix(s.Duration, "ms") && !strings.HasSuffix(s.Duration, " s") {
+			t.Errorf("step %s %s: duration %q", s.Hook, s.Source, s.Duration)
+		}
+	}
+	got := strings.Join(order, " | ")
+	t.Logf("the tool call's steps: %s", got)
+	for _, want := range []string{"tool.execute.before audit", "tool.execute.after stamp"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the timeline lacks %q: %s", want, got)
+		}
+	}
+	if b, a := strings.Index(got, "tool.execute.before audit"), strings.Index(got, "tool.execute.after stamp"); b < 0 || a < b {
+		t.Errorf("the steps are not in the order they ran: %s", got)
+	}
+
+	run("a step opens its details",
+		chromedp.Click(chromedp.CSS(`#timeline li.call.tool li.step[data-hook="tool.execute.before"] > button`)),
+		chromedp.WaitVisible(chromedp.CSS(`#timeline li.call.tool li.step[data-hook="tool.execute.before"] .detail`)))
+	detail := value("the step's details", chromedp.Text(chromedp.CSS(`#timeline li.call.tool li.step[data-hook="tool.execute.before"] .detail`)))
+	for _, want := range []string{"audit", "echo hi", "[stamped]"} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("the step's details lack %q: %q", want, detail)
+		}
+	}
+
+	if bad := console.problems(); len(bad) > 0 {
+		t.Errorf("the page's console:\n%s", strings.Join(bad, "\n"))
+	}
+
+	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("view-session")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "web-timeline.png")
+	if *screenshot {
+		out = filepath.Join("..", "..", "docs", "web-timeline.png")
+	}
+	if err := os.WriteFile(out, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s (%d bytes)", out, len(png))
+
+	// The stream breaks; an event is published while the page is away;
+	// the page comes back with Last-Event-ID and receives it.
+	ev.mu.Lock()
+	ev.hold = make(chan struct{})
+	before := len(ev.ids)
+	ev.mu.Unlock()
+	srv.CloseClientConnections()
+	req, _ := http.NewRequest("POST", srv.URL+"/sessions", strings.NewReader(`{"title": "made elsewhere"}`))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != 201 {
+		t.Fatalf("a session made by another client: %v %v", res, err)
+	}
+	res.Body.Close()
+	ev.mu.Lock()
+	close(ev.hold)
+	ev.hold = nil
+	ev.mu.Unlock()
+	run("the page resumes the stream and shows what it missed",
+		chromedp.WaitVisible(chromedp.Search(`//ul[@id="session-list"]//a[contains(., "made elsewhere")]`)))
+	ev.mu.Lock()
+	ids := append([]string(nil), ev.ids...)
+	ev.mu.Unlock()
+	if len(ids) <= before || ids[before] == "" {
+		t.Errorf("the page reconnected without Last-Event-ID: %q (the first %d before the break)", ids, before)
+	}
+	for i, id := range ids[:before] {
+		if i > 0 && id == "" {
+			t.Errorf("a reconnect without Last-Event-ID: %q", ids)
+		}
+	}
+
+	// On a phone's width nothing is wider than the screen.
+	run("a phone's viewport", chromedp.EmulateViewport(390, 844), chromedp.WaitVisible(chromedp.ID("timeline")))
+	if wide := value("overflow", chromedp.Evaluate[string](`[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > innerWidth + 1).map(e => e.tagName + '#' + e.id + '.' + e.className).slice(0, 5).join(', ')`)); wide != "" {
+		t.Errorf("wider than a phone's screen: %s", wide)
+	}
+}
+
+// The page's reader of Server-Sent Events, run in the browser.
+func TestPageParsesEventFrames(t *testing.T) {
+	srv := serve(t, &events{})
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`import('/ui/api.js').then(m => {
+		const a = m.parseFrames(': hello\r\n\r\nid: 1-2\r\nevent: x\r\ndata: {"a":\r\ndata: 1}\r\n\r\nid: 1-3\nevent: y\ndata:{}\n\nid: 1-4\ndata: par');
+		const b = m.parseFrames(a.rest + 'tial\n\n');
+		return JSON.stringify([a.frames, a.rest, b.frames, b.rest]);
+	})`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[[{"id":"1-2","type":"x","data":"{\"a\":\n1}"},{"id":"1-3","type":"y","data":"{}"}],"id: 1-4\ndata: par",[{"id":"1-4","type":"message","data":"partial"}],""]`
+	if got != want {
+		t.Errorf("frames:\n got %s\nwant %s", got, want)
+	}
+}
+
+// consoleLog keeps what the page writes to its console that a test must
+// not accept: exceptions and Content-Security-Policy violations.
+type consoleLog struct {
+	mu  sync.Mutex
+	bad []string
+}
+
+func watchConsole(ctx context.Context) *consoleLog {
+	c := &consoleLog{}
+	msgs := chromedp.Console(ctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			if m.IsException() || strings.Contains(m.Text, "Content Security Policy") {
+				c.mu.Lock()
+				c.bad = append(c.bad, m.String())
+				c.mu.Unlock()
+			}
+		}
+	}()
+	return c
+}
+
+func (c *consoleLog) problems() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.bad...)
+}

@@ -1,0 +1,104 @@
+// The turn timeline: for each model call and each tool call, the hooks
+// that ran around it (the message's "hooks", in the order they ran) as a
+// waterfall. The API records each step's duration, not when it started;
+// the hooks of one call run one after another, so each bar is drawn where
+// the one before it ended (time outside the hooks, such as the tool's own
+// execute or a wait for a permission answer, is not drawn).
+
+import { h, pretty, duration } from './dom.js';
+
+// Outcomes that mean a hook failed (pipeline steps and lifecycle handlers).
+const FAILED = new Set(['threw', 'error', 'panic', 'timed_out', 'canceled', 'invalid', 'rejected']);
+
+export function failed(run) {
+  return FAILED.has(run.outcome) || Boolean(run.error);
+}
+
+function flag(run) {
+  if (run.outcome === 'timed_out') return 'timed out';
+  if (failed(run)) return 'failed';
+  return '';
+}
+
+// title names what a message's hooks ran around.
+function title(m, n) {
+  if (m.role === 'assistant') {
+    const calls = (m.toolCalls || []).map((c) => c.tool);
+    return `Model call ${n}` + (calls.length ? ` → ${calls.join(', ')}` : '');
+  }
+  if (m.role === 'tool') return `Tool call: ${m.result ? m.result.tool : '?'}`;
+  if (m.role === 'user') return 'Prompt';
+  return m.role;
+}
+
+// context is what the API keeps of the call a message's hooks ran around:
+// its input and its output, redacted as everywhere.
+function context(m, byCall) {
+  if (m.role === 'tool' && m.result) {
+    const call = byCall.get(m.result.callID);
+    return [['Call input (arguments)', call ? pretty(call.args) : '(not in this session)'],
+      ['Call output (result)', m.result.output + (m.result.isError ? '\n(error)' : '')]];
+  }
+  if (m.role === 'assistant') {
+    const out = [['Model output (text)', m.text || '(none)']];
+    if (m.toolCalls && m.toolCalls.length) out.push(['Tool calls', pretty(m.toolCalls)]);
+    if (m.usage) out.push(['Usage (tokens)', pretty(m.usage)]);
+    return out;
+  }
+  if (m.role === 'user') return [['Prompt', m.text || '']];
+  return [];
+}
+
+function step(run, i, start, scale, m, byCall) {
+  const id = `step-${m.id}-${i}`;
+  const bad = flag(run);
+  const detail = h('div', { class: 'detail', id, hidden: true, role: 'region', 'aria-label': `${run.hook} by ${run.source}: details` },
+    h('dl', {},
+      ...[['kind', run.kind], ['hook', run.hook], [run.kind === 'pipeline' ? 'plugin' : 'source', run.source],
+        ['outcome', run.outcome], ['decision', run.decision], ['error', run.error],
+        ['duration', duration(run.durationUs)], ['hook time before it', duration(start)]]
+        .filter(([, v]) => v !== undefined && v !== '')
+        .flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
+    h('p', { class: 'note' }, 'The API records what each step did and how long it took, not the values it was given or returned; below is what it ran around.'),
+    ...context(m, byCall).flatMap(([label, text]) => [h('h5', {}, label), h('pre', {}, text)]));
+  const bar = h('span', { class: 'bar' });
+  bar.style.left = `${(start / scale) * 100}%`;
+  bar.style.width = `${(Math.max(run.durationUs, 0) / scale) * 100}%`;
+  const button = h('button', { type: 'button', 'aria-expanded': 'false', 'aria-controls': id,
+    onclick: () => {
+      const open = button.getAttribute('aria-expanded') !== 'true';
+      button.setAttribute('aria-expanded', String(open));
+      detail.hidden = !open;
+    } },
+  h('span', { class: 'name' }, run.hook, h('small', {}, `${run.source} · ${run.decision ? `${run.outcome}: ${run.decision}` : run.outcome}`),
+    bad ? h('small', { class: 'flag' }, `⚠ ${bad}`) : null),
+  h('span', { class: 'track', 'aria-hidden': 'true' }, bar),
+  h('span', { class: 'dur' }, duration(run.durationUs)));
+  return h('li', { class: `step ${run.kind}${bad ? ' failed' : ''}`, 'data-hook': run.hook, 'data-source': run.source, 'data-outcome': run.outcome }, button, detail);
+}
+
+// render replaces list's items with one per message that had hooks (or
+// is a model or tool call), in the session's order.
+export function render(list, messages) {
+  const byCall = new Map();
+  for (const m of messages) for (const c of m.toolCalls || []) byCall.set(c.id, c);
+  const items = [];
+  let n = 0;
+  for (const m of messages) {
+    if (m.role === 'assistant') n++;
+    const runs = m.hooks || [];
+    if (!runs.length && m.role !== 'assistant' && m.role !== 'tool') continue;
+    const total = runs.reduce((s, r) => s + Math.max(r.durationUs, 0), 0);
+    const scale = Math.max(total, 1);
+    let at = 0;
+    const steps = runs.map((r, i) => {
+      const li = step(r, i, at, scale, m, byCall);
+      at += Math.max(r.durationUs, 0);
+      return li;
+    });
+    const head = h('h4', {}, title(m, n), ' ', h('span', { class: 'total' }, runs.length ? `${runs.length} hook${runs.length === 1 ? '' : 's'}, ${duration(total)}` : 'no hooks ran'));
+    items.push(h('li', { class: `call ${m.role}`, 'data-message': m.id }, head,
+      runs.length ? h('ol', { class: 'steps' }, steps) : null));
+  }
+  list.replaceChildren(...items);
+}
