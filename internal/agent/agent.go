@@ -507,6 +507,7 @@ func (t *turn) loop(ctx context.Context) error {
 			if n := len(t.out.Messages); n > 0 {
 				last := &t.out.Messages[n-1]
 				last.Hooks = append(last.Hooks, lifecycleRuns(rep)...)
+				redact(t.a.App.Redact, last)
 				t.a.Store.UpdateMessage(context.WithoutCancel(ctx), last)
 			}
 			return nil
@@ -635,6 +636,10 @@ func redact(r interface{ String(string) string }, m *chat.Message) {
 	if m.Result != nil {
 		m.Result.Output, m.Result.Title = r.String(m.Result.Output), r.String(m.Result.Title)
 	}
+	// A hook's reason or error may quote what it saw.
+	for i := range m.Hooks {
+		m.Hooks[i].Message, m.Hooks[i].Error = r.String(m.Hooks[i].Message), r.String(m.Hooks[i].Error)
+	}
 }
 
 // lifecycleRuns turns a dispatch report into hook runs.
@@ -645,7 +650,7 @@ func lifecycleRuns(rep *plugin.Report) []chat.HookRun {
 	out := make([]chat.HookRun, 0, len(rep.Handlers))
 	for _, h := range rep.Handlers {
 		out = append(out, chat.HookRun{Kind: "lifecycle", Hook: string(rep.Event), Source: h.Source, Outcome: string(h.Outcome),
-			Decision: string(h.Decision), Error: h.Error, DurationUs: h.Duration.Microseconds()})
+			Decision: string(h.Decision), Layer: h.Layer.String(), Message: h.Message, Error: h.Error, DurationUs: h.Duration.Microseconds()})
 	}
 	return out
 }

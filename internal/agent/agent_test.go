@@ -725,3 +725,47 @@ func TestStopContinuationResetsLoopGuard(t *testing.T) {
 		t.Fatalf("the command after the continuation: %q", outputs)
 	}
 }
+
+// Each lifecycle handler's run is stored with its layer and its reason,
+// and a secret in a reason or an error is redacted like everything stored
+// (a guard may quote the command it refused; a Stop hook may quote what
+// it read).
+func TestHookRunsKeepLayerAndReasonRedacted(t *testing.T) {
+	t.Setenv("ACME_API_KEY", "sk-acme-0123456789")
+	e := newEnv(t, apptest.Project{}, func(d *plugin.Dispatcher) error {
+		if err := d.Register(plugin.HookPreToolUse, func(_ context.Context, p *plugin.HookPayload) (*plugin.HookResult, error) {
+			return &plugin.HookResult{Decision: plugin.DecisionDeny, Message: "refused: " + p.ToolInput}, nil
+		}, plugin.WithSource("quoting-guard")); err != nil {
+			return err
+		}
+		return d.Register(plugin.HookAgentStop, func(context.Context, *plugin.HookPayload) (*plugin.HookResult, error) {
+			return nil, errors.New("stop hook saw sk-acme-0123456789")
+		}, plugin.WithSource("leaky-stop"))
+	})
+	res, err := e.turn(t, "/tool bash {\"command\": \"echo sk-acme-0123456789\"}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ := e.st.Messages(context.Background(), res.Session.ID)
+	var guard, stop *chat.HookRun
+	for _, m := range msgs {
+		b, _ := json.Marshal(m)
+		if strings.Contains(string(b), "sk-acme-0123456789") {
+			t.Fatalf("a secret was stored: %s", b)
+		}
+		for i, h := range m.Hooks {
+			switch h.Source {
+			case "quoting-guard":
+				guard = &m.Hooks[i]
+			case "leaky-stop":
+				stop = &m.Hooks[i]
+			}
+		}
+	}
+	if guard == nil || guard.Layer == "" || !strings.Contains(guard.Message, "refused: ") || !strings.Contains(guard.Message, "[redacted]") {
+		t.Errorf("the guard's run: %+v", guard)
+	}
+	if stop == nil || !strings.Contains(stop.Error, "[redacted]") {
+		t.Errorf("the Stop hook's run: %+v", stop)
+	}
+}

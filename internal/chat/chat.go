@@ -94,6 +94,8 @@ type HookRun struct {
 	Source     string `json:"source"`  // the plugin id or handler source
 	Outcome    string `json:"outcome"` // changed, unchanged, threw, timed_out, voted, abstained, ...
 	Decision   string `json:"decision,omitempty"`
+	Layer      string `json:"layer,omitempty"`   // a lifecycle handler's layer (config, plugin, project, ...)
+	Message    string `json:"message,omitempty"` // a lifecycle handler's reason for its vote
 	Error      string `json:"error,omitempty"`
 	DurationUs int64  `json:"durationUs"`
 }

@@ -12,7 +12,7 @@ import (
 type Scope struct {
 	Tenant     string // the owner of the session in the store
 	SessionID  string
-	Channel    string // api, cli, cron, webhook
+	Channel    string // api, cli, cron, webhook, acp, mcp
 	ChatID     string
 	UserID     string
 	TenantID   int64

@@ -55,7 +55,7 @@ function step(run, i, start, scale, m, byCall) {
   const detail = h('div', { class: 'detail', id, hidden: true, role: 'region', 'aria-label': `${run.hook} by ${run.source}: details` },
     h('dl', {},
       ...[['kind', run.kind], ['hook', run.hook], [run.kind === 'pipeline' ? 'plugin' : 'source', run.source],
-        ['outcome', run.outcome], ['decision', run.decision], ['error', run.error],
+        ['layer', run.layer], ['outcome', run.outcome], ['decision', run.decision], ['reason', run.message], ['error', run.error],
         ['duration', duration(run.durationUs)], ['hook time before it', duration(start)]]
         .filter(([, v]) => v !== undefined && v !== '')
         .flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
