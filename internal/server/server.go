@@ -208,30 +208,67 @@ func CheckAddr(addr string, tokens bool) error {
 // the API with the token.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", s.health)
-	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(openAPI)
-	})
-	mux.HandleFunc("GET /sessions", s.listSessions)
-	mux.HandleFunc("POST /sessions", s.createSession)
-	mux.HandleFunc("GET /sessions/{id}", s.getSession)
-	mux.HandleFunc("DELETE /sessions/{id}", s.deleteSession)
-	mux.HandleFunc("POST /sessions/{id}/cancel", s.cancelTurn)
-	mux.HandleFunc("GET /sessions/{id}/messages", s.listMessages)
-	mux.HandleFunc("GET /sessions/{id}/messages/{mid}", s.getMessage)
-	mux.HandleFunc("POST /sessions/{id}/messages", s.postMessage)
-	mux.HandleFunc("POST /permissions/{id}", s.replyPermission)
-	mux.HandleFunc("GET /plugins", s.listPlugins)
-	mux.HandleFunc("GET /tools", s.listTools)
-	mux.HandleFunc("GET /events", s.events)
-	mux.Handle("/mcp", s.mcpHTTP)
 	outer := http.NewServeMux()
-	page := web.Handler()
-	outer.Handle("GET /{$}", page)
-	outer.Handle("GET "+web.Prefix, page)
+	for _, e := range s.endpoints() {
+		m := mux
+		if e.public {
+			m = outer
+		}
+		m.Handle(e.pattern(), e.handler)
+	}
 	outer.Handle("/", s.route(mux))
 	return outer
+}
+
+// endpoint is one route of the API. endpoints is the one list of them:
+// Handler registers each, and the tests check that the OpenAPI document
+// describes each with the same path and method, and nothing else.
+type endpoint struct {
+	methods []string // one method, or those a handler that dispatches on the method itself answers
+	path    string   // a ServeMux path: {name} wildcards, {$} and a trailing "/" as ServeMux reads them
+	public  bool     // served without the token check (the web page)
+	handler http.Handler
+}
+
+// pattern is e's ServeMux pattern: "METHOD path" for one method, the bare
+// path for a handler that answers several.
+func (e endpoint) pattern() string {
+	if len(e.methods) == 1 {
+		return e.methods[0] + " " + e.path
+	}
+	return e.path
+}
+
+func (s *Server) endpoints() []endpoint {
+	get := func(path string, h http.HandlerFunc) endpoint {
+		return endpoint{methods: []string{"GET"}, path: path, handler: h}
+	}
+	post := func(path string, h http.HandlerFunc) endpoint {
+		return endpoint{methods: []string{"POST"}, path: path, handler: h}
+	}
+	page := web.Handler()
+	return []endpoint{
+		get("/healthz", s.health),
+		get("/openapi.json", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(openAPI)
+		}),
+		get("/sessions", s.listSessions),
+		post("/sessions", s.createSession),
+		get("/sessions/{id}", s.getSession),
+		{methods: []string{"DELETE"}, path: "/sessions/{id}", handler: http.HandlerFunc(s.deleteSession)},
+		post("/sessions/{id}/cancel", s.cancelTurn),
+		get("/sessions/{id}/messages", s.listMessages),
+		get("/sessions/{id}/messages/{mid}", s.getMessage),
+		post("/sessions/{id}/messages", s.postMessage),
+		post("/permissions/{id}", s.replyPermission),
+		get("/plugins", s.listPlugins),
+		get("/tools", s.listTools),
+		get("/events", s.events),
+		{methods: []string{"GET", "POST", "DELETE"}, path: "/mcp", handler: s.mcpHTTP},
+		{methods: []string{"GET"}, path: "/{$}", public: true, handler: page},
+		{methods: []string{"GET"}, path: web.Prefix, public: true, handler: page},
+	}
 }
 
 var errNoWebhooks = errors.New("no webhooks are configured")
@@ -478,7 +515,8 @@ func (s *Server) listPlugins(w http.ResponseWriter, r *http.Request) {
 	for _, p := range s.Agent.App.Plugins.Plugins {
 		out = append(out, info{ID: p.ID, Source: p.Source, Path: p.Path, Hooks: p.Hooks, Status: p.Status()})
 	}
-	httpjson.Write(w, 200, map[string]any{"plugins": out, "warnings": s.Agent.App.Plugins.Warnings, "skipped": s.Agent.App.Trust.Skipped()})
+	warnings := append([]string{}, s.Agent.App.Plugins.Warnings...) // [] rather than null for none
+	httpjson.Write(w, 200, map[string]any{"plugins": out, "warnings": warnings, "skipped": s.Agent.App.Trust.Skipped()})
 }
 
 func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {
