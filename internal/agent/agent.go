@@ -299,6 +299,13 @@ func (t *turn) storeStep(ctx context.Context, m *chat.Message, usage chat.Usage)
 	return nil
 }
 
+// update stores m again (the hooks that ran after it was stored added to
+// it), redacted as store redacts.
+func (t *turn) update(ctx context.Context, m *chat.Message) {
+	redact(t.a.App.Redact, m)
+	t.a.Store.UpdateMessage(context.WithoutCancel(ctx), m)
+}
+
 // appendMessage stores m in sess, with known secrets redacted, and usage
 // added to the session's, and tells the bus.
 func (a *Agent) appendMessage(ctx context.Context, sess store.Session, m *chat.Message, usage chat.Usage) error {
@@ -507,8 +514,7 @@ func (t *turn) loop(ctx context.Context) error {
 			if n := len(t.out.Messages); n > 0 {
 				last := &t.out.Messages[n-1]
 				last.Hooks = append(last.Hooks, lifecycleRuns(rep)...)
-				redact(t.a.App.Redact, last)
-				t.a.Store.UpdateMessage(context.WithoutCancel(ctx), last)
+				t.update(ctx, last)
 			}
 			return nil
 		}

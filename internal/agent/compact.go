@@ -62,7 +62,7 @@ func (t *turn) history(ctx context.Context) ([]chat.Message, error) {
 	post.Extra["messages"] = cut - lead
 	if rep, err := t.a.App.Hooks.DispatchReport(ctx, post); err == nil {
 		summary.Hooks = append(summary.Hooks, lifecycleRuns(rep)...)
-		t.a.Store.UpdateMessage(context.WithoutCancel(ctx), summary)
+		t.update(ctx, summary)
 	}
 	t.a.App.Bus.PublishFor(t.sess.Tenant, EventCompacted, map[string]any{"sessionID": t.sess.ID, "summarized": cut - lead})
 	t.hist = append(append(append([]chat.Message{}, msgs[:lead]...), *summary), msgs[cut:]...)

@@ -874,7 +874,7 @@ func decode(path string, data []byte, project bool) (f file, lines []int, settin
 		return f, nil, nil, nil, &Error{File: path, Line: line, Col: col, Msg: "the file must hold one JSON object"}
 	}
 	for _, m := range obj.Members {
-		if literalString(m.Name) == "plugin" {
+		if LiteralString(m.Name) == "plugin" {
 			if arr, ok := m.Value.Value.(*hujson.Array); ok {
 				for _, el := range arr.Elements {
 					l, _ := Position(data, el.StartOffset)
@@ -1007,7 +1007,7 @@ func find(obj *hujson.Object, path []string) *hujson.Value {
 	for i, name := range path {
 		var next *hujson.Value
 		for j := range obj.Members {
-			if literalString(obj.Members[j].Name) == name {
+			if LiteralString(obj.Members[j].Name) == name {
 				next = &obj.Members[j].Value
 				break
 			}
@@ -1034,7 +1034,7 @@ func pathAt(v *hujson.Value, end int, prefix string) (string, int, bool) {
 	case *hujson.Object:
 		for i := range c.Members {
 			m := &c.Members[i]
-			key := literalString(m.Name)
+			key := LiteralString(m.Name)
 			if prefix != "" {
 				key = prefix + "." + key
 			}
@@ -1055,7 +1055,9 @@ func pathAt(v *hujson.Value, end int, prefix string) (string, int, bool) {
 	return "", 0, false
 }
 
-func literalString(v hujson.Value) string {
+// LiteralString is the string a JSON literal holds (an object member's name),
+// "" for any other value.
+func LiteralString(v hujson.Value) string {
 	lit, ok := v.Value.(hujson.Literal)
 	if !ok {
 		return ""

@@ -38,12 +38,12 @@ func classify(path string, data []byte, obj *hujson.Object, project bool) (setti
 	walk = func(obj *hujson.Object, prefix []string) error {
 		for i := range obj.Members {
 			m := &obj.Members[i]
-			key := append(slices.Clip(prefix), literalString(m.Name))
+			key := append(slices.Clip(prefix), LiteralString(m.Name))
 			row, deeper := rowFor(key)
 			line, col := Position(data, m.Name.StartOffset)
 			switch {
 			case row != nil:
-				v, err := canonical(m.Value)
+				v, err := Canonical(m.Value)
 				if err != nil {
 					return &Error{File: path, Line: line, Col: col, Key: strings.Join(key, "."), Msg: err.Error()}
 				}
@@ -84,12 +84,12 @@ func known(prefix []string) []string {
 	return out
 }
 
-// canonical is a standardized value as JSON, compact, with object keys
+// Canonical is a standardized value (hujson.Value.Standardize) as JSON, compact, with object keys
 // sorted, numbers as written and strings with only the escapes JSON
 // needs: two layouts of one value are equal, and what a string holds is
 // what its bytes say ("\u007benv:HOME}" is "{env:HOME}", which the table's
 // {env:} check, a warning and `podcode trust` must see as such).
-func canonical(v hujson.Value) (json.RawMessage, error) {
+func Canonical(v hujson.Value) (json.RawMessage, error) {
 	if lit, ok := v.Value.(hujson.Literal); ok {
 		if !json.Valid(lit) {
 			return nil, fmt.Errorf("%s is not JSON", lit)

@@ -323,6 +323,19 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 		module = mod
 		return done, err
 	}, func(vm *goja.Runtime, _ goja.Value) (any, error) {
+		// tools.js first: the opencode adapter finds a tool map's zod with it.
+		helpers, err := toolsProgram()
+		if err != nil {
+			return nil, err
+		}
+		h, err := vm.RunProgram(helpers)
+		if err != nil {
+			return nil, err
+		}
+		p.helpers = h.ToObject(vm)
+		p.jsonSchema, _ = goja.AssertFunction(p.helpers.Get("jsonSchema"))
+		p.canValidate, _ = goja.AssertFunction(p.helpers.Get("canValidate"))
+		p.validateArgs, _ = goja.AssertFunction(p.helpers.Get("validate"))
 		def = defaultExport(vm, module.Get("exports"))
 		var id goja.Value
 		var fn goja.Callable
@@ -348,17 +361,7 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 			}
 		}
 		p.ID, server = id.String(), fn
-		helpers, err := toolsProgram()
-		if err == nil {
-			var h goja.Value
-			if h, err = vm.RunProgram(helpers); err == nil {
-				obj := h.ToObject(vm)
-				p.jsonSchema, _ = goja.AssertFunction(obj.Get("jsonSchema"))
-				p.canValidate, _ = goja.AssertFunction(obj.Get("canValidate"))
-				p.validateArgs, _ = goja.AssertFunction(obj.Get("validate"))
-			}
-		}
-		return nil, err
+		return nil, nil
 	})
 	switch {
 	case errors.Is(err, errNoDefault):

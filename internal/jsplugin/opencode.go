@@ -106,7 +106,7 @@ func opencodeServer(vm *goja.Runtime, adapter ocAdapter, exports goja.Value, inf
 	if err != nil {
 		return nil, err
 	}
-	srv, err := mk(goja.Undefined(), fns, vm.ToValue(info), p.modulesFunc(vm))
+	srv, err := mk(goja.Undefined(), fns, vm.ToValue(info), p.modulesFunc(vm), p.helpers)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ func (l *loader) opencodeHooks(vm *goja.Runtime, p *Plugin, adapter ocAdapter, v
 		if err != nil {
 			return nil, nil, err
 		}
-		res, err = adapt(goja.Undefined(), vm.NewArray(v), vm.ToValue(l.opencodeInfo()), l.busObject(vm, p), p.modulesFunc(vm))
+		res, err = adapt(goja.Undefined(), vm.NewArray(v), vm.ToValue(l.opencodeInfo()), l.busObject(vm, p), p.modulesFunc(vm), p.helpers)
 		if err != nil {
 			return nil, nil, err
 		}

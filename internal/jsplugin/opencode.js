@@ -93,27 +93,16 @@
   }
 
   // findZod is the zod namespace that made schema (zod 3 or 4), among the
-  // plugin's loaded packages and the namespaces one property down (the
-  // opencode SDK's tool.schema).
-  function findZod(schema, modules) {
-    const owns = (ns) => ns && (typeof ns === "object" || typeof ns === "function") &&
-      typeof ns.object === "function" && typeof ns.ZodType === "function" && schema instanceof ns.ZodType;
-    for (const m of modules || []) {
-      if (!m || (typeof m !== "object" && typeof m !== "function")) continue;
-      if (owns(m)) return m;
-      for (const k of Object.keys(m)) {
-        const v = m[k];
-        if (owns(v)) return v;
-        if (v && (typeof v === "object" || typeof v === "function") && owns(v.schema)) return v.schema;
-      }
-    }
-    return undefined;
+  // plugin's loaded packages (tools.js's namespaceIn, which helpers is).
+  function findZod(schema, modules, helpers) {
+    return helpers.namespaceIn(modules, (ns) => ns && (typeof ns === "object" || typeof ns === "function") &&
+      typeof ns.object === "function" && typeof ns.ZodType === "function" && schema instanceof ns.ZodType);
   }
 
   // adapt turns the hooks objects of opencode plugin functions (called in
   // order) into one Podcode hooks object. bus is Podcode's bus; modules
-  // returns the plugin's loaded packages.
-  function adapt(list, info, bus, modules) {
+  // returns the plugin's loaded packages; helpers is tools.js's object.
+  function adapt(list, info, bus, modules, helpers) {
     const byHook = {};
     const unsupported = [];
     for (const hooks of list) {
@@ -200,7 +189,7 @@
             if (!t || typeof t.execute !== "function") continue;
             const shape = t.args || {};
             const first = Object.values(shape)[0];
-            const z = first && findZod(first, modules());
+            const z = first && findZod(first, modules(), helpers);
             const parameters = z ? z.object(shape) : { type: "object", properties: {} };
             defs.push({
               id: name,
@@ -240,12 +229,12 @@
   // server is the Podcode server() of a module of opencode plugin
   // functions: each is called with opencode's context and the plugin's
   // config block, in export order.
-  function server(fns, info, modules) {
+  function server(fns, info, modules, helpers) {
     return async function (input, options) {
       const ctx = context(Object.assign({}, info, { directory: input.cwd }));
       const list = [];
       for (const fn of fns) list.push(await fn(ctx, (options && options.config) || {}));
-      return adapt(list, info, input.bus, modules);
+      return adapt(list, info, input.bus, modules, helpers);
     };
   }
 

@@ -131,6 +131,7 @@ type Plugin struct {
 	life         *goja.Object
 	lifeFns      map[plugin.HookEvent]goja.Callable
 	toolFns      map[string]toolFns
+	helpers      *goja.Object  // tools.js, evaluated in the plugin's runtime
 	jsonSchema   goja.Callable // tools.js: a tool's parameters as JSON Schema
 	canValidate  goja.Callable // tools.js: whether validateArgs checks a schema itself
 	validateArgs goja.Callable // tools.js: arguments checked with a tool's own schema
@@ -214,7 +215,7 @@ func (p *Plugin) Err() error { return p.rt.Err() }
 func (p *Plugin) stopped(err error) {
 	p.unsubscribe()
 	p.hooks, p.fns, p.life, p.lifeFns, p.toolFns, p.jsonSchema, p.validateArgs = nil, nil, nil, nil, nil, nil, nil
-	p.canValidate, p.modules = nil, nil
+	p.canValidate, p.modules, p.helpers = nil, nil, nil
 	if s := p.set.Load(); s != nil {
 		s.index()
 	}

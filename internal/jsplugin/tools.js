@@ -99,13 +99,22 @@
       }
       return values.has(constr);
     };
+    return namespaceIn(modules, owns);
+  }
+
+  // namespaceIn is the first namespace among the plugin's loaded packages
+  // (modules) that owns accepts: a package itself, a value one property
+  // down (z, default), or that value's schema (the opencode SDK's
+  // tool.schema). opencode.js finds a tool map's zod with it too.
+  function namespaceIn(modules, owns) {
+    const isNs = (v) => v && (typeof v === "object" || typeof v === "function");
     for (const m of modules || []) {
-      if (!m || (typeof m !== "object" && typeof m !== "function")) continue;
+      if (!isNs(m)) continue;
       if (owns(m)) return m;
       for (const k of Object.keys(m)) {
         const v = m[k];
         if (owns(v)) return v;
-        if (v && (typeof v === "object" || typeof v === "function") && owns(v.schema)) return v.schema;
+        if (isNs(v) && owns(v.schema)) return v.schema;
       }
     }
     return undefined;
@@ -156,5 +165,5 @@
     return r && typeof r.then === "function" ? r.then(done) : done(r);
   }
 
-  return { jsonSchema, canValidate, validate };
+  return { jsonSchema, canValidate, validate, namespaceIn };
 })()

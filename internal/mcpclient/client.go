@@ -197,7 +197,6 @@ type Server struct {
 	state      string
 	lastErr    string
 	session    *sdk.ClientSession
-	tools      []*sdk.Tool
 	registered map[string]string // tool id → the server's tool name
 	restarts   int
 	pid        int
@@ -412,13 +411,9 @@ func (s *Server) startProcess(ctx context.Context, client *sdk.Client, c *conn) 
 func (c *conn) wait(life context.Context) {
 	done := make(chan struct{})
 	go func() { c.session.Wait(); close(done) }()
-	var exited <-chan struct{}
-	if c.exited != nil {
-		exited = c.exited
-	}
 	select {
 	case <-done:
-	case <-exited:
+	case <-c.exited: // nil, never ready, for a remote server
 	case <-life.Done():
 	}
 }
@@ -442,17 +437,14 @@ func (c *conn) close() {
 	}
 }
 
-// exitStatus says how the process exited, once it has.
+// exitStatus says how the process exited; "" for a remote server. Call
+// it after close, which waits for the exit.
 func (c *conn) exitStatus() string {
 	if c.exited == nil {
 		return ""
 	}
-	select {
-	case <-c.exited:
-		return c.status
-	case <-time.After(stopGrace):
-		return ""
-	}
+	<-c.exited
+	return c.status
 }
 
 // headerTransport adds a remote server's headers to each request.

@@ -161,7 +161,7 @@ func ParseProjectFile(path string, data []byte) ([]Spec, []string, error) {
 	var specs []Spec
 	var warnings []string
 	for _, m := range root.Members {
-		name := memberName(m.Name)
+		name := config.LiteralString(m.Name)
 		if name != "mcpServers" {
 			line, col := config.Position(data, m.Name.StartOffset)
 			warnings = append(warnings, fmt.Sprintf("%s:%d:%d: key %q ignored: Podcode reads mcpServers", path, line, col, name))
@@ -173,7 +173,7 @@ func ParseProjectFile(path string, data []byte) ([]Spec, []string, error) {
 			return nil, nil, &config.Error{File: path, Line: line, Col: col, Key: "mcpServers", Msg: "not an object of servers by name"}
 		}
 		for _, sm := range servers.Members {
-			name := memberName(sm.Name)
+			name := config.LiteralString(sm.Name)
 			line, col := config.Position(data, sm.Name.StartOffset)
 			at := fmt.Sprintf("%s:%d:%d: mcpServers.%s", path, line, col, name)
 			raw := sm.Value.Clone()
@@ -195,7 +195,7 @@ func ParseProjectFile(path string, data []byte) ([]Spec, []string, error) {
 			}
 			s := Spec{Name: name, Project: true, Origin: fmt.Sprintf("%s:%d", path, line), file: path,
 				Command: e.Command, Args: e.Args, Env: e.Env, URL: e.URL, Headers: e.Headers}
-			s.entry = canonical(packed)
+			s.entry, _ = config.Canonical(raw) // it decoded above, so it is JSON
 			switch e.Type {
 			case "", "stdio":
 				s.Transport = Stdio
@@ -242,22 +242,6 @@ func (s *Spec) check() error {
 		}
 	}
 	return nil
-}
-
-func memberName(v hujson.Value) string {
-	if lit, ok := v.Value.(hujson.Literal); ok {
-		return lit.String()
-	}
-	return ""
-}
-
-func canonical(packed []byte) []byte {
-	var x any
-	if json.Unmarshal(packed, &x) != nil {
-		return packed
-	}
-	out, _ := json.Marshal(x) // maps are written with sorted keys
-	return out
 }
 
 // Expand replaces ${NAME} and ${NAME:-default} in the values of a

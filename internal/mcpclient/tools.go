@@ -74,7 +74,7 @@ func (s *Server) list(ctx context.Context, session *sdk.ClientSession, first boo
 		s.mu.Unlock()
 		return nil
 	}
-	s.session, s.tools = session, tools
+	s.session = session
 	s.mu.Unlock()
 	s.register(tools)
 	return nil
@@ -96,7 +96,7 @@ func (s *Server) relist(life context.Context) {
 		s.log.Warn("mcp: listing the tools again after the server said they changed failed", "error", err.Error())
 		return
 	}
-	s.log.Info("mcp: tools listed again", "tools", len(s.tools))
+	s.log.Info("mcp: tools listed again", "tools", len(s.Status().Tools))
 }
 
 // register syncs the registry with tools.

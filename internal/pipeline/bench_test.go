@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/apptest"
 	"github.com/podcode/podcode/internal/jsplugin"
 	"github.com/podcode/podcode/internal/pipeline"
@@ -22,7 +23,9 @@ import (
 var benchInput = map[string]any{"toolID": "bash", "args": map[string]any{"command": "ls -la"},
 	"ctx": map[string]any{"sessionID": "ses_1", "messageID": "msg_1", "callID": "call_1", "agent": "build", "cwd": "/project"}}
 
-func benchPlugins(b *testing.B, n int, hook string) *apptest.Logs {
+// bootBeforePlugins boots n plugins, p0…, each with hook as its
+// tool.execute.before.
+func bootBeforePlugins(b *testing.B, n int, hook string) (*app.App, *apptest.Logs) {
 	files := map[string]string{}
 	var specs []string
 	for i := 0; i < n; i++ {
@@ -30,7 +33,11 @@ func benchPlugins(b *testing.B, n int, hook string) *apptest.Logs {
 		files[name] = fmt.Sprintf(`export default { id: "p%d", server: () => ({ "tool.execute.before": %s }) }`, i, hook)
 		specs = append(specs, "./"+name)
 	}
-	a, logs := apptest.Boot(b, apptest.Project{Plugins: specs, Files: files})
+	return apptest.Boot(b, apptest.Project{Plugins: specs, Files: files})
+}
+
+func benchPlugins(b *testing.B, n int, hook string) *apptest.Logs {
+	a, logs := bootBeforePlugins(b, n, hook)
 	ctx := context.Background()
 	b.ReportAllocs()
 	cpu := cpuTime()
@@ -84,14 +91,7 @@ func BenchmarkBeforePipeline5Sessions20OneSlow(b *testing.B) {
 
 func benchSessions(b *testing.B, hook string, slow bool) {
 	const sessions, n = 20, 5
-	files := map[string]string{}
-	var specs []string
-	for i := 0; i < n; i++ {
-		name := fmt.Sprintf("p%d.js", i)
-		files[name] = fmt.Sprintf(`export default { id: "p%d", server: () => ({ "tool.execute.before": %s }) }`, i, hook)
-		specs = append(specs, "./"+name)
-	}
-	a, _ := apptest.Boot(b, apptest.Project{Plugins: specs, Files: files})
+	a, _ := bootBeforePlugins(b, n, hook)
 	ctx := context.Background()
 	var mu sync.Mutex
 	var hooks, runs []time.Duration

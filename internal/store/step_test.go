@@ -104,16 +104,8 @@ func TestRecentKeepsTheOpeningContext(t *testing.T) {
 	through := add(chat.Message{Role: chat.RoleAssistant, Text: "2"})
 	add(chat.Message{Role: chat.RoleSummary, Text: "sum", Through: through})
 	add(chat.Message{Role: chat.RoleUser, Text: "3"})
-	recent, err := s.Recent(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var texts []string
-	for _, m := range recent {
-		texts = append(texts, m.Text)
-	}
-	if fmt.Sprint(texts) != "[ctx sum 3]" {
-		t.Errorf("recent %v", texts)
+	if texts := recentTexts(t, s, sess.ID); texts != "[ctx sum 3]" {
+		t.Errorf("recent %s", texts)
 	}
 }
 

@@ -129,7 +129,15 @@ func TestRecentStartsAtTheLatestSummary(t *testing.T) {
 	add(chat.Message{Role: chat.RoleUser, Text: "3"})
 	add(chat.Message{Role: chat.RoleSummary, Text: "sum", Through: through})
 	add(chat.Message{Role: chat.RoleAssistant, Text: "4"})
-	recent, err := s.Recent(ctx, sess.ID)
+	if texts := recentTexts(t, s, sess.ID); texts != "[sum 3 4]" {
+		t.Errorf("recent %s", texts)
+	}
+}
+
+// recentTexts is the text of each message Recent gives, as "[a b c]".
+func recentTexts(t *testing.T, s *Store, sessionID string) string {
+	t.Helper()
+	recent, err := s.Recent(context.Background(), sessionID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +145,5 @@ func TestRecentStartsAtTheLatestSummary(t *testing.T) {
 	for _, m := range recent {
 		texts = append(texts, m.Text)
 	}
-	if fmt.Sprint(texts) != "[sum 3 4]" {
-		t.Errorf("recent %v", texts)
-	}
+	return fmt.Sprint(texts)
 }
