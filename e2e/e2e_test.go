@@ -4,7 +4,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -112,54 +110,20 @@ func (s *server) do(method, path string, body any, out any) int {
 	return res.StatusCode
 }
 
-// events collects the server's event stream.
-type events struct {
-	mu    sync.Mutex
-	items []map[string]any
-}
-
 // events collects the server's event stream until the test ends.
-func (s *server) events() *events {
-	ev := &events{}
-	req, _ := http.NewRequestWithContext(s.t.Context(), "GET", s.base+"/events", nil)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	go func() {
-		defer res.Body.Close()
-		sc := bufio.NewScanner(res.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<22)
-		for sc.Scan() {
-			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				var m map[string]any
-				json.Unmarshal([]byte(data), &m)
-				ev.mu.Lock()
-				ev.items = append(ev.items, m)
-				ev.mu.Unlock()
-			}
-		}
-	}()
-	return ev
-}
+func (s *server) events() *sse { return s.follow("") }
 
 // waitFor waits until an event of type typ arrived and returns all so far.
-func (e *events) waitFor(t *testing.T, typ string) []map[string]any {
+func (e *sse) waitFor(t *testing.T, typ string) []map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		e.mu.Lock()
-		items := append([]map[string]any(nil), e.items...)
-		e.mu.Unlock()
-		for _, it := range items {
-			if it["type"] == typ {
-				return items
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
+	e.wait(t, typ, func(ev sseEvent) bool { return ev.data["type"] == typ })
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]map[string]any, len(e.items))
+	for i, it := range e.items {
+		out[i] = it.data
 	}
-	t.Fatalf("no %s event", typ)
-	return nil
+	return out
 }
 
 const pluginA = `export default { id: "a-prefix", server: () => ({

@@ -365,6 +365,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, p *HookPayload, rep *Report, 
 	}
 
 	t0 := clock()
+	rep.Start = epoch.Add(t0)
 	wait := d.deadline()
 	if dl, ok := ctx.Deadline(); ok {
 		wait = min(wait, time.Until(dl))
@@ -423,8 +424,9 @@ func (d *Dispatcher) dispatch(ctx context.Context, p *HookPayload, rep *Report, 
 	if withRuns {
 		rep.Handlers = make([]HandlerRun, 0, n+len(tail)+len(c.leftOut))
 		rep.Handlers = append(append(rep.Handlers, r.slots[:n]...), tail...)
+		end := clock() - t0
 		for _, e := range c.leftOut {
-			rep.Handlers = append(rep.Handlers, HandlerRun{Source: e.source, Layer: e.layer, FailClosed: e.failClosed, Outcome: OutcomeLeftOut})
+			rep.Handlers = append(rep.Handlers, HandlerRun{Source: e.source, Layer: e.layer, FailClosed: e.failClosed, Outcome: OutcomeLeftOut, Start: end})
 		}
 	}
 	if n == len(c.run) {

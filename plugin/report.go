@@ -32,6 +32,11 @@ type HandlerRun struct {
 	Error      string        `json:"error,omitempty"`
 	FailClosed bool          `json:"fail_closed,omitempty"`
 	Duration   time.Duration `json:"duration_ns"`
+	// Start is when the handler started, after the start of the dispatch
+	// (Report.Start). Handlers run one after another, so each starts when
+	// the one before it ended; one that never ran (skipped, left out)
+	// starts where the dispatch stopped waiting.
+	Start time.Duration `json:"start_ns"`
 }
 
 // Report is the run summary of one dispatch: its merged result and, in
@@ -44,6 +49,10 @@ type Report struct {
 	Votes    int           `json:"votes"`
 	Handlers []HandlerRun  `json:"handlers"`
 	Duration time.Duration `json:"duration_ns"`
+	// Start is when the dispatch started (with a monotonic clock reading,
+	// so that Sub against another time.Now reading is exact); zero when
+	// the event had no handlers.
+	Start time.Time `json:"start"`
 }
 
 // LogValue lets a Report be logged as one structured attribute.

@@ -205,7 +205,7 @@ func (r *run) record(i int, res *HookResult, err error, pv any, prev time.Durati
 	e := r.chain.run[i]
 	now := clock()
 	s := &r.slots[i]
-	*s = HandlerRun{Source: e.source, Layer: e.layer, FailClosed: e.failClosed, Duration: now - prev}
+	*s = HandlerRun{Source: e.source, Layer: e.layer, FailClosed: e.failClosed, Duration: now - prev, Start: prev - r.t0}
 	switch {
 	case pv == unmatched{}:
 		s.Outcome = OutcomeNotMatched
@@ -293,11 +293,12 @@ func (r *run) unfinished(n int, running, canceled bool) []HandlerRun {
 	for i := 0; i < n; i++ {
 		spent += r.slots[i].Duration
 	}
+	stopped := clock() - r.t0 // where the handlers that never ran are placed
 	for i := n; i < len(run); i++ {
 		e := run[i]
-		h := HandlerRun{Source: e.source, Layer: e.layer, FailClosed: e.failClosed, Outcome: OutcomeSkipped}
+		h := HandlerRun{Source: e.source, Layer: e.layer, FailClosed: e.failClosed, Outcome: OutcomeSkipped, Start: stopped}
 		if i == n && running {
-			h.Outcome, h.Duration = OutcomeTimedOut, clock()-r.t0-spent
+			h.Outcome, h.Duration, h.Start = OutcomeTimedOut, stopped-spent, spent
 			if canceled {
 				h.Outcome = OutcomeCanceled
 			}

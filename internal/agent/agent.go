@@ -48,6 +48,7 @@ import (
 
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/cluster"
 	"github.com/podcode/podcode/internal/guard"
 	"github.com/podcode/podcode/internal/pipeline"
 	"github.com/podcode/podcode/internal/provider"
@@ -79,6 +80,11 @@ type Agent struct {
 	App      *app.App
 	Store    *store.Store
 	MaxSteps int
+
+	// Node is this server as one node of many (JoinCluster), nil for one
+	// process alone: then turns are claimed in the store before they
+	// start, and cancels reach the node that runs the turn.
+	Node *cluster.Node
 
 	mu      sync.Mutex
 	closing bool                          // Shutdown was called: no new turns
@@ -164,7 +170,7 @@ func (a *Agent) DeleteSession(ctx context.Context, tenant, id string) error {
 	if err != nil {
 		return err
 	}
-	a.Cancel(id)
+	a.CancelAnywhere(ctx, sess)
 	// The caller's user (the server puts it in ctx) ends the session.
 	caller := chat.ScopeFrom(ctx)
 	scope := chat.Scope{Tenant: sess.Tenant, TenantID: store.TenantID(sess.Tenant), UserID: caller.UserID, ChatID: caller.ChatID,
@@ -382,12 +388,24 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 		delete(a.running, sess.ID)
 		a.mu.Unlock()
 	}()
+	// One node at a time: the session's lease, held until the turn ends.
+	// Once it is ours, no live turn runs anywhere, and a session still
+	// marked running was left so by a node that died.
+	claimed := false
+	if a.Node != nil {
+		if sess, err = a.claim(ctx, sess, cancel); err != nil {
+			return nil, err
+		}
+		defer a.Node.Release(ctx, sess.ID)
+		claimed = true
+	}
 	// Tool calls a stopped turn left without a result (Podcode died during
 	// them) get one now, or every provider call of the session fails. A
 	// session still marked running has a turn in another process, whose
-	// calls are not ours to close.
+	// calls are not ours to close (unless the lease says that process is
+	// gone).
 	var closed []chat.Message
-	if sess.Status != store.SessionRunning {
+	if sess.Status != store.SessionRunning || claimed {
 		if closed, err = a.closeOpenCalls(ctx, sess); err != nil {
 			return nil, err
 		}
@@ -648,7 +666,9 @@ func redact(r interface{ String(string) string }, m *chat.Message) {
 	}
 }
 
-// lifecycleRuns turns a dispatch report into hook runs.
+// lifecycleRuns turns a dispatch report into hook runs, their StartUs
+// counted from the start of the dispatch (toolRuns rebases them on the
+// tool call's start).
 func lifecycleRuns(rep *plugin.Report) []chat.HookRun {
 	if rep == nil {
 		return nil
@@ -656,7 +676,8 @@ func lifecycleRuns(rep *plugin.Report) []chat.HookRun {
 	out := make([]chat.HookRun, 0, len(rep.Handlers))
 	for _, h := range rep.Handlers {
 		out = append(out, chat.HookRun{Kind: "lifecycle", Hook: string(rep.Event), Source: h.Source, Outcome: string(h.Outcome),
-			Decision: string(h.Decision), Layer: h.Layer.String(), Message: h.Message, Error: h.Error, DurationUs: h.Duration.Microseconds()})
+			Decision: string(h.Decision), Layer: h.Layer.String(), Message: h.Message, Error: h.Error, DurationUs: h.Duration.Microseconds(),
+			StartUs: h.Start.Microseconds()})
 	}
 	return out
 }
@@ -665,16 +686,16 @@ func pipelineRuns(steps []pipeline.Step) []chat.HookRun {
 	out := make([]chat.HookRun, 0, len(steps))
 	for _, s := range steps {
 		out = append(out, chat.HookRun{Kind: "pipeline", Hook: s.Hook, Source: s.Plugin, Outcome: s.Outcome, Error: s.Error,
-			DurationUs: s.Duration.Microseconds()})
+			DurationUs: s.Duration.Microseconds(), StartUs: s.Start.Microseconds(), Input: s.Input, Output: s.Output})
 	}
 	return out
 }
 
 // toolRuns lists a tool call's hooks in the order they ran.
 func toolRuns(rep pipeline.ToolReport) []chat.HookRun {
-	out := lifecycleRuns(rep.Pre)
+	out := rep.Rebase(lifecycleRuns(rep.Pre), rep.Pre)
 	out = append(out, pipelineRuns(rep.Steps)...)
-	return append(out, lifecycleRuns(rep.Post)...)
+	return append(out, rep.Rebase(lifecycleRuns(rep.Post), rep.Post)...)
 }
 
 // toData turns a value into JSON-shaped data for the bus.

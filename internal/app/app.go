@@ -252,7 +252,8 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 	a.sessions = followSessions(a)
 	a.Guard = &guard.Guard{Hooks: a.Hooks, Policy: policy, LoopLimit: cfg.Agent.LoopGuard,
 		AskTimeout: time.Duration(cfg.Agent.AskTimeoutMs) * time.Millisecond}
-	a.Runner = &pipeline.Runner{Plugins: a.Plugins, Tools: a.Tools, Bus: a.Bus, Log: log, HookTimeout: o.HookTimeout, Gate: a.Guard}
+	a.Runner = &pipeline.Runner{Plugins: a.Plugins, Tools: a.Tools, Bus: a.Bus, Log: log, HookTimeout: o.HookTimeout, Gate: a.Guard,
+		Redact: a.Redact}
 	booted = true
 	return a, nil
 }

@@ -19,6 +19,30 @@
 // event it took while that event's successors are still in the journal.
 // Listeners, which run on the publishers' goroutines, may see the events of
 // two concurrent publishers in either order; followers never do.
+//
+// Many nodes: several `podcode serve` nodes share their events through a
+// NATS server when each joins the deployment (Join). Publish still calls
+// the node's own listeners at once, and only them: a plugin sees the events
+// of its own node's turns (with ID 0, as the stream has not numbered them
+// yet). The event also goes, without waiting, to a JetStream stream; every
+// node feeds its journal and followers from that stream through one ordered
+// consumer, so all nodes see all nodes' events in one order, with the
+// stream's sequence as id and an epoch derived from the stream: an id that
+// one node sent resumes on any other. A node that joins takes the stream's
+// latest events (as many as its journal holds) before Join returns, so its
+// replay is the others'; an id older than that is missed, as on one node.
+// Nodes ask each other small questions with Remote.Ask and answer them with
+// Remote.Handle (core NATS request/reply, not kept in the stream).
+//
+// Without NATS: Join fails when the server cannot be reached, and the bus
+// goes on alone. Once joined, nats.go reconnects forever and buffers what
+// is published meanwhile (listeners are called as usual; followers get the
+// events when they come back from the stream); what overflows its buffer
+// is lost to the followers, and logged. Publishing never waits for the
+// stream's acknowledgement, so it is at most once: an event published in
+// the instant the server goes away, before the node notices, can be lost
+// to every follower. A bus that never joined works as
+// above, ids 1, 2, 3…, at no extra cost.
 package bus
 
 import (
@@ -29,6 +53,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,8 +67,11 @@ const (
 // Event is one published event.
 type Event struct {
 	// ID is the event's place in the bus's order (1 for the first event
-	// published), assigned by Publish. It is not part of the event's JSON:
-	// the HTTP stream sends it as the SSE id, qualified by the bus's epoch.
+	// published), assigned by Publish. On a bus that joined a deployment
+	// (Join) it is the event's sequence in the deployment's stream, the
+	// same on every node, and listeners, which run before the stream has
+	// the event, see 0. It is not part of the event's JSON: the HTTP
+	// stream sends it as the SSE id, qualified by the bus's epoch.
 	ID   uint64    `json:"-"`
 	Type string    `json:"type"`
 	Time time.Time `json:"time"`
@@ -71,13 +99,17 @@ type Bus struct {
 	mu   sync.RWMutex
 	subs []*subscription
 
-	epoch string
+	epoch atomic.Pointer[string]
+	// remote, when the bus joined a deployment, takes the events Publish
+	// makes; the stream's events come back through record.
+	remote atomic.Pointer[Remote]
 	// jmu orders publication: it guards the ids, the journal and the
 	// followers, so the journal and every follower's queue are in id order.
 	// Nothing that can block or call back into the bus runs under it.
 	jmu       sync.Mutex
 	seq       uint64  // the id of the latest event
-	journal   []Event // a ring: the event with id n is at n % len(journal)
+	first     uint64  // the lowest id the journal can hold (1, or where a joined bus began)
+	journal   []Event // a ring: the event with id n is at n % len(journal), if any
 	followers []*Follower
 }
 
@@ -90,9 +122,34 @@ func New(logger *slog.Logger) *Bus {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	b := &Bus{log: logger, first: 1, journal: make([]Event, DefaultReplay)}
+	b.epoch.Store(randomEpoch())
+	return b
+}
+
+// randomEpoch is the epoch of a bus of its own: 8 random hex digits.
+func randomEpoch() *string {
 	var e [4]byte
 	rand.Read(e[:])
-	return &Bus{log: logger, epoch: hex.EncodeToString(e[:]), journal: make([]Event, DefaultReplay)}
+	s := hex.EncodeToString(e[:])
+	return &s
+}
+
+// rebase starts the bus's order anew, under epoch, after id seq: the
+// journal is emptied and the followers are dropped (told so, as when they
+// fall behind) because the ids they hold belong to the order that ended.
+// remote is who takes Publish's events from now on (nil: the bus itself).
+func (b *Bus) rebase(epoch *string, seq uint64, remote *Remote) {
+	b.jmu.Lock()
+	defer b.jmu.Unlock()
+	b.remote.Store(remote)
+	b.epoch.Store(epoch)
+	b.seq, b.first = seq, seq+1
+	b.journal = make([]Event, len(b.journal))
+	for _, f := range b.followers {
+		f.dropOnce.Do(func() { close(f.dropped) })
+	}
+	b.followers = nil
 }
 
 // SetReplay changes how many of the latest events the bus keeps (at least
@@ -108,13 +165,13 @@ func (b *Bus) SetReplay(n int) {
 	b.journal = next
 }
 
-// oldest is the id of the oldest event in the journal (seq+1 when it is
-// empty). The caller holds jmu.
+// oldest is the id of the oldest event the journal can hold (seq+1 when it
+// is empty). The caller holds jmu.
 func (b *Bus) oldest() uint64 {
-	if n := uint64(len(b.journal)); b.seq >= n {
+	if n := uint64(len(b.journal)); b.seq >= n && b.seq-n+1 > b.first {
 		return b.seq - n + 1
 	}
-	return 1
+	return b.first
 }
 
 // Subscribe calls fn for every event of type typ ("" for all types) and
@@ -147,16 +204,38 @@ func (b *Bus) Subscribe(typ, name string, fn Listener) (unsubscribe func()) {
 func (b *Bus) Publish(typ string, properties map[string]any) { b.PublishFor("", typ, properties) }
 
 // PublishFor delivers an event of tenant's to the followers and the
-// listeners. It never waits for a follower.
+// listeners. It never waits for a follower, nor, on a bus that joined a
+// deployment, for NATS: the event is sent to the stream, and reaches the
+// followers when it comes back from there.
 func (b *Bus) PublishFor(tenant, typ string, properties map[string]any) {
 	ev := Event{Type: typ, Time: time.Now(), Tenant: tenant, Properties: properties}
-	b.jmu.Lock()
-	b.seq++
-	ev.ID = b.seq
+	if r := b.remote.Load(); r != nil {
+		r.send(ev)
+	} else {
+		b.jmu.Lock()
+		b.seq++
+		ev.ID = b.seq
+		b.record(ev)
+		b.jmu.Unlock()
+	}
+	b.mu.RLock()
+	subs := b.subs
+	b.mu.RUnlock()
+	for _, s := range subs {
+		if s.typ == "" || s.typ == typ {
+			b.deliver(s, ev)
+		}
+	}
+}
+
+// record puts ev, whose id is after every id the bus has, in the journal
+// and the followers' queues. The caller holds jmu and has set b.seq to
+// ev.ID.
+func (b *Bus) record(ev Event) {
 	b.journal[ev.ID%uint64(len(b.journal))] = ev
 	dropped := false
 	for _, f := range b.followers {
-		if !f.keep(ev) {
+		if ev.ID <= f.From || !f.keep(ev) {
 			continue
 		}
 		select {
@@ -169,15 +248,20 @@ func (b *Bus) PublishFor(tenant, typ string, properties map[string]any) {
 	if dropped {
 		b.removeFollowers(func(f *Follower) bool { return isClosed(f.dropped) })
 	}
-	b.jmu.Unlock()
-	b.mu.RLock()
-	subs := b.subs
-	b.mu.RUnlock()
-	for _, s := range subs {
-		if s.typ == "" || s.typ == typ {
-			b.deliver(s, ev)
-		}
+}
+
+// take records an event that came from the deployment's stream, ids
+// ascending with gaps where the stream skipped. false: ev.ID is not after
+// the bus's latest id (the stream was made anew), and ev was left out.
+func (b *Bus) take(ev Event) bool {
+	b.jmu.Lock()
+	defer b.jmu.Unlock()
+	if ev.ID <= b.seq {
+		return false
 	}
+	b.seq = ev.ID
+	b.record(ev)
+	return true
 }
 
 func (b *Bus) deliver(s *subscription, ev Event) {
@@ -200,7 +284,9 @@ type Follower struct {
 	// Dropped is closed when the follower fell behind and was dropped.
 	Dropped <-chan struct{}
 	// From is the id of the latest event published before the follower
-	// began: C gets the later ones.
+	// began: C gets the later ones. (On a joined bus, a resumed follower
+	// may begin after an id of the stream this node has not taken yet:
+	// then From is that id.)
 	From uint64
 
 	b        *Bus
@@ -225,7 +311,9 @@ func (b *Bus) Follow(queue int, keep func(Event) bool) *Follower {
 // and the follower gets every later one. missed is true when the bus no
 // longer has every event after after (it was too old, or not an id this bus
 // gave): then there is no replay, and the reader should reload its state
-// as of f.From.
+// as of f.From. On a joined bus, an id up to the journal's size beyond the
+// latest this node has taken is an id another node has seen first: the
+// follower gets the events after it as they arrive, with no replay.
 func (b *Bus) Resume(after uint64, queue int, keep func(Event) bool) (f *Follower, replay []Event, missed bool) {
 	return b.follow(true, after, queue, keep)
 }
@@ -238,10 +326,14 @@ func (b *Bus) follow(resume bool, after uint64, queue int, keep func(Event) bool
 	defer b.jmu.Unlock()
 	f.From = b.seq
 	var replay []Event
-	missed := resume && (after > b.seq || after+1 < b.oldest())
-	if resume && !missed {
+	ahead := resume && after > b.seq && b.remote.Load() != nil && after-b.seq <= uint64(len(b.journal))
+	missed := resume && !ahead && (after > b.seq || after+1 < b.oldest())
+	if ahead {
+		f.From = after
+	} else if resume && !missed {
 		for id := after + 1; id <= b.seq; id++ {
-			if ev := b.journal[id%uint64(len(b.journal))]; keep(ev) {
+			// A slot whose event has another id is a gap in the stream's ids.
+			if ev := b.journal[id%uint64(len(b.journal))]; ev.ID == id && keep(ev) {
 				replay = append(replay, ev)
 			}
 		}
@@ -289,21 +381,23 @@ func isClosed(c chan struct{}) bool {
 
 // FormatID is an event id as readers outside the process see it:
 // "<epoch>-<id>", where the epoch, random per bus, tells this bus's ids
-// from those of an earlier run of the server.
+// from those of an earlier run of the server. On a joined bus the epoch is
+// the deployment's stream's, the same on every node.
 func (b *Bus) FormatID(id uint64) string {
-	return b.epoch + "-" + strconv.FormatUint(id, 10)
+	return *b.epoch.Load() + "-" + strconv.FormatUint(id, 10)
 }
 
 // ParseID reads an id that FormatID wrote. ours is false for a well-formed
 // id of another bus (an earlier run of the server); err says what is wrong
 // with a malformed one.
 func (b *Bus) ParseID(s string) (id uint64, ours bool, err error) {
+	mine := *b.epoch.Load()
 	epoch, n, ok := strings.Cut(s, "-")
 	if ok {
 		id, err = strconv.ParseUint(n, 10, 64)
 	}
-	if !ok || err != nil || len(epoch) != len(b.epoch) || strings.Trim(epoch, "0123456789abcdef") != "" {
+	if !ok || err != nil || len(epoch) != len(mine) || strings.Trim(epoch, "0123456789abcdef") != "" {
 		return 0, false, fmt.Errorf("%q is not an event id (want <epoch>-<number>, as sent in the stream's id: lines)", s)
 	}
-	return id, epoch == b.epoch, nil
+	return id, epoch == mine, nil
 }

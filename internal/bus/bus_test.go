@@ -243,3 +243,48 @@ func BenchmarkPublish(b *testing.B) {
 		})
 	}
 }
+
+// A joined bus's journal begins where the node began, and holds the
+// stream's ids with their gaps (events the stream dropped before this node
+// took them): a replay skips the gaps, and an id from before the node
+// began is missed.
+func TestJournalWithGaps(t *testing.T) {
+	b := New(nil)
+	b.SetReplay(3)
+	b.rebase(randomEpoch(), 4, nil)
+	for _, id := range []uint64{5, 7, 8} {
+		if !b.take(Event{ID: id, Type: "x"}) {
+			t.Fatalf("event %d left out", id)
+		}
+	}
+	if b.take(Event{ID: 8, Type: "again"}) {
+		t.Error("an id the bus has passed was taken")
+	}
+	for _, c := range []struct {
+		after  uint64
+		ids    string
+		missed bool
+	}{
+		{5, "[7 8]", false}, // 6 is a gap, not an event
+		{6, "[7 8]", false},
+		{4, "", true}, // 5 is no longer in the journal of 3
+		{3, "", true},
+	} {
+		f, replay, missed := b.Resume(c.after, 1, func(Event) bool { return true })
+		f.Close()
+		var ids []uint64
+		for _, ev := range replay {
+			ids = append(ids, ev.ID)
+		}
+		if missed != c.missed || (!missed && fmt.Sprint(ids) != c.ids) {
+			t.Errorf("after %d: %v missed %v, want %s missed %v", c.after, ids, missed, c.ids, c.missed)
+		}
+	}
+	fresh := New(nil)
+	fresh.rebase(randomEpoch(), 9, nil)
+	if f, _, missed := fresh.Resume(8, 1, func(Event) bool { return true }); !missed {
+		t.Error("an id from before the bus began was not missed")
+	} else {
+		f.Close()
+	}
+}

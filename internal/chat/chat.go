@@ -88,6 +88,28 @@ func (u Usage) Add(v Usage) Usage {
 
 // HookRun is one hook that ran: a plugin's pipeline hook or a lifecycle
 // handler, in the order they ran.
+//
+// StartUs is when the run started, in microseconds after the start of the
+// call it ran around, so that runs can be drawn as a waterfall:
+//
+//   - a tool call starts when Podcode takes it up, before its arguments are
+//     validated; its PreToolUse handlers, tool.execute.before and
+//     tool.execute.after steps and PostToolUse(Failure) handlers count
+//     from there (the tool's execute and a wait for a permission answer
+//     are the gaps between them);
+//   - a model call starts when its chat.params pipeline starts;
+//   - a lifecycle dispatch that is not part of a call (UserPromptSubmit,
+//     AgentStop, PreCompact, SessionStart) counts from its own start, so a
+//     run whose StartUs is lower than the one listed before it belongs to a
+//     later dispatch.
+//
+// Input and Output are set for pipeline steps only: the JSON of what the
+// step received and of what it returned (chat.params: the params object;
+// tool.execute.before: {toolID, args, ctx}; tool.execute.after: the same
+// plus result). Both are redacted like the rest of the message and at most
+// MaxRunData bytes, cut with a note saying how long they were. Output is
+// empty when the step returned nothing usable (unchanged, threw, timed
+// out).
 type HookRun struct {
 	Kind       string `json:"kind"`    // "pipeline" or "lifecycle"
 	Hook       string `json:"hook"`    // chat.params, tool.execute.before, PreToolUse, ...
@@ -98,7 +120,13 @@ type HookRun struct {
 	Message    string `json:"message,omitempty"` // a lifecycle handler's reason for its vote
 	Error      string `json:"error,omitempty"`
 	DurationUs int64  `json:"durationUs"`
+	StartUs    int64  `json:"startUs"`
+	Input      string `json:"input,omitempty"`  // pipeline steps: the JSON the step received
+	Output     string `json:"output,omitempty"` // pipeline steps: the JSON the step returned
 }
+
+// MaxRunData bounds a HookRun's Input and Output, in bytes.
+const MaxRunData = 4 << 10
 
 // Shorten writes s on one line (runs of white space become one space) and,
 // when that is longer than n bytes, keeps at most n of them, cut before a

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/sandbox"
 	"github.com/podcode/podcode/internal/store"
 )
@@ -34,6 +36,15 @@ func withData(dir string) app.Options {
 // the one an older Podcode kept in the project (saying so once, in the
 // log: after the move there is nothing left to move).
 func openStore(ctx context.Context, a *app.App) (*store.Store, error) {
+	if u := a.Config.Store.URL; u != "" {
+		// The user's PostgreSQL database (store.url): nothing to adopt.
+		st, err := store.OpenPostgres(ctx, config.ExpandEnv(u))
+		if err != nil {
+			return nil, fmt.Errorf("store.url %s: %w", config.RedactURL(u), err)
+		}
+		a.Log.Debug("store: opened", "database", config.RedactURL(u))
+		return st, nil
+	}
 	ad, err := store.Adopt(a.Cwd, a.DataDir)
 	if err != nil {
 		return nil, err

@@ -82,6 +82,11 @@ included, for go tool pprof, when it stops gracefully (SIGTERM, Ctrl-C).
 				logSandbox(a, len(tokens) > 0)
 				defer st.Close()
 				ag := agent.New(a, st)
+				leave, err := joinCluster(ctx, a, st, ag)
+				if err != nil {
+					return err
+				}
+				defer leave()
 				srv := server.New(ag, token, tokens...)
 				if err := srv.EnableWebhooks(a.Config.Webhooks, webhook.Options{}); err != nil {
 					return err

@@ -27,6 +27,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"net/url"
 	"os"
 	pathpkg "path"
 	"path/filepath"
@@ -126,6 +127,13 @@ type Config struct {
 	// with the project: its plugins, manifests and .claude hooks. A
 	// project's file cannot switch it off.
 	DisableProjectPlugins bool
+	// Store, Bus and Cluster (user's file only) make the server one node
+	// of many: sessions in PostgreSQL, events between nodes over NATS.
+	// Where sessions go and which servers hear every event are not a
+	// cloned repository's to decide. See docs/deploy.md.
+	Store   Store
+	Bus     Bus
+	Cluster Cluster
 
 	// Files are the configuration files that were read, in layer order.
 	Files []string
@@ -246,6 +254,36 @@ type Agent struct {
 	LoopGuard    int    `json:"loop_guard,omitempty"`     // identical tool calls in a row that are refused; 3 if zero
 	AskTimeoutMs int    `json:"ask_timeout_ms,omitempty"` // how long a permission question waits; 5 minutes if zero
 	System       string `json:"system,omitempty"`         // the system prompt: the user's, then the project's
+}
+
+// Store is where sessions are kept: the SQLite database in the data
+// directory when URL is empty, else the PostgreSQL database it names
+// (postgres:// or postgresql://; {env:NAME} expanded when opened).
+type Store struct {
+	URL string `json:"url,omitempty"`
+}
+
+// Bus is how the nodes of a deployment share events, permission answers
+// and cancels: the NATS server URL names (nats://; {env:NAME} expanded),
+// or none (one node) when empty. It needs Store.URL: nodes that do not
+// share their sessions cannot share their turns.
+type Bus struct {
+	URL string `json:"url,omitempty"`
+	// Stream names the deployment's JetStream stream (and the subjects of
+	// its requests between nodes); "PODCODE_EVENTS" when empty. Two
+	// deployments on one NATS server need two names.
+	Stream string `json:"stream,omitempty"`
+}
+
+// Cluster tunes a node of many (with Bus.URL set).
+type Cluster struct {
+	// Node names this node in leases, logs and events; the host name and
+	// the process id when empty. Two live nodes must not share a name.
+	Node string `json:"node,omitempty"`
+	// LeaseMs is how long a turn's lease lasts without renewal (renewed
+	// every third of it): a node killed mid-turn has its turn marked
+	// interrupted by another node within about this long; 15000 if zero.
+	LeaseMs int `json:"lease_ms,omitempty"`
 }
 
 // Server configures the HTTP server: the user's file only, every key.
@@ -443,7 +481,10 @@ type file struct {
 	Webhooks        map[string]Webhook         `json:"webhooks,omitempty"`
 	MCP             map[string]MCPServer       `json:"mcp,omitempty"`
 	// DisableProjectPlugins is honoured in the user's file only.
-	DisableProjectPlugins *bool `json:"disable_project_plugins,omitempty"`
+	DisableProjectPlugins *bool   `json:"disable_project_plugins,omitempty"`
+	Store                 Store   `json:"store"`
+	Bus                   Bus     `json:"bus"`
+	Cluster               Cluster `json:"cluster"`
 }
 
 // Error is a problem in a configuration file, with its position.
@@ -719,7 +760,13 @@ func (cfg *Config) mergeFile(path string, f *file, lines []int, project bool, se
 	mergeNonZero(&cfg.Server.Addr, f.Server.Addr)
 	mergeNonZero(&cfg.Server.Token, f.Server.Token)
 	cfg.mergeServerLimits(f.Server.ServerLimits)
-	// The table dropped the project's server.* and disable_project_plugins.
+	// The table dropped the project's server.*, store, bus, cluster and
+	// disable_project_plugins.
+	mergeNonZero(&cfg.Store.URL, f.Store.URL)
+	mergeNonZero(&cfg.Bus.URL, f.Bus.URL)
+	mergeNonZero(&cfg.Bus.Stream, f.Bus.Stream)
+	mergeNonZero(&cfg.Cluster.Node, f.Cluster.Node)
+	mergeNonZero(&cfg.Cluster.LeaseMs, f.Cluster.LeaseMs)
 	if !project {
 		cfg.Server.Tokens = append(cfg.Server.Tokens, f.Server.Tokens...)
 		cfg.DisableProjectPlugins = cfg.DisableProjectPlugins || f.DisableProjectPlugins != nil && *f.DisableProjectPlugins
@@ -956,6 +1003,21 @@ func validate(path string, data []byte, obj *hujson.Object, f *file) error {
 	if err := validateServerLimits(f.Server.ServerLimits, at); err != nil {
 		return err
 	}
+	if u := f.Store.URL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
+		return at("store.url", fmt.Sprintf("%q: want a postgres:// URL (leave it out for the SQLite database in the data directory)", RedactURL(u)))
+	}
+	if u := f.Bus.URL; u != "" && !strings.HasPrefix(u, "nats://") && !strings.HasPrefix(u, "tls://") {
+		return at("bus.url", fmt.Sprintf("%q: want a nats:// URL", RedactURL(u)))
+	}
+	if f.Bus.URL != "" && f.Store.URL == "" {
+		return at("bus.url", "needs store.url: nodes that share events must share their sessions (a PostgreSQL database)")
+	}
+	if st := f.Bus.Stream; st != "" && strings.Trim(st, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != "" {
+		return at("bus.stream", fmt.Sprintf("%q: letters, digits, _ and - only (a JetStream stream name)", st))
+	}
+	if f.Cluster.LeaseMs < 0 {
+		return at("cluster.lease_ms", fmt.Sprintf("%d: must not be negative (0 or unset: 15000)", f.Cluster.LeaseMs))
+	}
 	for i, t := range f.Server.Tokens {
 		if strings.TrimSpace(t.Token) == "" {
 			return at("server.tokens", fmt.Sprintf("entry %d has no token", i))
@@ -1109,4 +1171,15 @@ func Position(data []byte, off int) (line, col int) {
 	line = 1 + bytes.Count(data[:off], []byte("\n"))
 	col = off - bytes.LastIndexByte(data[:off], '\n')
 	return line, col
+}
+
+// RedactURL is u with its password replaced by "xxxxx", for errors and
+// logs; a value that does not parse as a URL is not shown at all (it
+// might be all secret).
+func RedactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(a value that is not a URL)"
+	}
+	return p.Redacted()
 }

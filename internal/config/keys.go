@@ -158,6 +158,12 @@ var Keys = []Row{
 	{Key: "server.events_queue", Access: User, Why: "what the server withstands from its clients"},
 	{Key: "server.events_replay", Access: User, Why: "what the server withstands from its clients"},
 
+	{Key: "store.url", Access: User, Expands: true, Why: "where every session is kept: a project's database would receive the user's conversations"},
+	{Key: "bus.url", Access: User, Expands: true, Why: "where every event, permission answer and cancel goes: a project's server would hear them all"},
+	{Key: "bus.stream", Access: User, Why: "which deployment's events and requests this node shares"},
+	{Key: "cluster.node", Access: User, Why: "this node's name among the nodes sharing the store"},
+	{Key: "cluster.lease_ms", Access: User, Why: "how long a dead node's turn holds its session"},
+
 	{Key: "cron", Access: Trust, Why: "runs prompts unattended; cannot replace a job of the user's of the same name"},
 	{Key: "webhooks.*", Access: Trust, Expands: true, Why: "runs prompts on a delivery signed with its secret, which whoever can read the project knows; cannot replace a webhook of the user's of the same name"},
 

@@ -108,6 +108,13 @@ type Options struct {
 	Log *slog.Logger
 	// Location is the time zone schedules are read in; nil means time.Local.
 	Location *time.Location
+	// Claim, when set, decides which of several nodes fires a tick: it is
+	// called at each tick before anything else and must return true for
+	// exactly one caller per job and tick across the nodes (the store's
+	// ClaimTick). A tick not claimed here is skipped silently; a claim
+	// that fails is logged and skips the tick. Nil: every tick is this
+	// node's.
+	Claim func(ctx context.Context, job string, at time.Time) (bool, error)
 }
 
 // Scheduler fires the cron jobs. Create it with New, run it with Start and
@@ -116,6 +123,7 @@ type Scheduler struct {
 	jobs  []*job
 	hooks *plugin.Dispatcher
 	run   RunFunc
+	claim func(ctx context.Context, job string, at time.Time) (bool, error)
 	clock Clock
 	log   *slog.Logger
 	loc   *time.Location
@@ -139,7 +147,7 @@ type job struct {
 // schedule, when a schedule does not parse or never fires; and when a job
 // has no name, two jobs share a name, or there are jobs and no Options.Run.
 func New(jobs []config.CronJob, o Options) (*Scheduler, error) {
-	s := &Scheduler{hooks: o.Hooks, run: o.Run, clock: o.Clock, log: o.Log, loc: o.Location}
+	s := &Scheduler{hooks: o.Hooks, run: o.Run, clock: o.Clock, log: o.Log, loc: o.Location, claim: o.Claim}
 	if s.hooks == nil {
 		s.hooks = &plugin.Dispatcher{}
 	}
@@ -295,6 +303,17 @@ func (s *Scheduler) fire(ctx context.Context, j *job, at, now time.Time) {
 // tick dispatches CronFired for j's tick at at and runs the job unless the
 // dispatch, its decision or a run still going says not to.
 func (s *Scheduler) tick(ctx context.Context, j *job, at time.Time, log *slog.Logger) {
+	if s.claim != nil {
+		mine, err := s.claim(ctx, j.cfg.Name, at)
+		if err != nil {
+			log.Warn("cron: claiming the tick among the nodes failed; tick skipped", "error", err)
+			return
+		}
+		if !mine {
+			log.Debug("cron: another node fires this tick")
+			return
+		}
+	}
 	p := &plugin.HookPayload{
 		Event:     plugin.HookCronFired,
 		Channel:   Channel,

@@ -54,6 +54,7 @@ type setup struct {
 	location *time.Location
 	hooks    func(d *plugin.Dispatcher) // registers the test's handlers
 	noStart  bool
+	claim    func(ctx context.Context, job string, at time.Time) (bool, error)
 }
 
 func newHarness(t *testing.T, su setup) *harness {
@@ -90,7 +91,7 @@ func newHarness(t *testing.T, su setup) *harness {
 	if loc == nil {
 		loc = time.UTC
 	}
-	s, err := New(su.jobs, Options{Hooks: h.hooks, Run: run, Clock: h.clk, Log: slog.New(h.logs), Location: loc})
+	s, err := New(su.jobs, Options{Hooks: h.hooks, Run: run, Clock: h.clk, Log: slog.New(h.logs), Location: loc, Claim: su.claim})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -599,5 +600,60 @@ func TestNewErrors(t *testing.T) {
 		if _, err := New([]config.CronJob{{Name: "x", Schedule: ok, Prompt: "p"}}, Options{Run: run}); err != nil {
 			t.Errorf("New with schedule %q: %v", ok, err)
 		}
+	}
+}
+
+// covers L1: with several nodes, each tick fires (CronFired and the run)
+// on the one node that claims it; a claim that fails skips the tick.
+func TestClaimedTickFiresOnOneNode(t *testing.T) {
+	var mu sync.Mutex
+	claimed := map[string]bool{}
+	claim := func(_ context.Context, job string, at time.Time) (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		k := job + "@" + at.UTC().Format(time.RFC3339)
+		if claimed[k] {
+			return false, nil
+		}
+		claimed[k] = true
+		return true, nil
+	}
+	jobs := []config.CronJob{{Name: "every5", Schedule: "*/5 * * * *", Prompt: "check the build"}}
+	a := newHarness(t, setup{jobs: jobs, claim: claim})
+	b := newHarness(t, setup{jobs: jobs, claim: claim})
+	for _, m := range []int{5, 10, 15} {
+		a.clk.advanceTo(t, at(10, m))
+		b.clk.advanceTo(t, at(10, m))
+		// Both nodes have passed the tick once one of them has run it and
+		// the other has logged that it is not its own.
+		for _, msg := range []string{"cron: run finished", "cron: another node fires this tick"} {
+			deadline := time.Now().Add(waitLimit)
+			for len(a.logs.lines(msg))+len(b.logs.lines(msg)) < m/5 {
+				if time.Now().After(deadline) {
+					a.logs.dump(t)
+					b.logs.dump(t)
+					t.Fatalf("tick 10:%02d: waited for %d lines %q across the nodes", m, m/5, msg)
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}
+	a.s.Stop()
+	b.s.Stop()
+	if n := a.calls.Load() + b.calls.Load(); n != 3 {
+		t.Errorf("three ticks on two nodes ran %d times, want 3", n)
+	}
+	if n := len(a.firings()) + len(b.firings()); n != 3 {
+		t.Errorf("CronFired fired %d times across the nodes, want 3", n)
+	}
+
+	failing := newHarness(t, setup{jobs: jobs, claim: func(context.Context, string, time.Time) (bool, error) {
+		return false, errors.New("database unreachable")
+	}})
+	failing.clk.advanceTo(t, at(10, 5))
+	failing.logs.wait(t, "cron: claiming the tick among the nodes failed; tick skipped", 1)
+	failing.s.Stop()
+	if n := failing.calls.Load(); n != 0 || len(failing.firings()) != 0 {
+		t.Errorf("a failed claim ran %d times and fired %d times", n, len(failing.firings()))
 	}
 }

@@ -42,6 +42,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 
@@ -298,7 +299,10 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 		s.Close()
 		err = <-done
 	}
-	if err != nil && !errors.Is(err, mcp.ErrConnectionClosed) && ctx.Err() == nil {
+	// A client that hangs up ends the session, not in error: the SDK says
+	// so with ErrConnectionClosed, or, when the hang-up meets a write of
+	// ours (a tools/list_changed), with the transport's closed pipe.
+	if err != nil && !errors.Is(err, mcp.ErrConnectionClosed) && !errors.Is(err, io.ErrClosedPipe) && !errors.Is(err, io.EOF) && ctx.Err() == nil {
 		return fmt.Errorf("mcp: the session ended: %w", err)
 	}
 	return nil

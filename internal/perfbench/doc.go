@@ -5,7 +5,8 @@
 // format, one write per response, TCP_NODELAY).
 //
 // The figures are benchmarks, so that `go test ./...` runs only the quick
-// smoke test (TestFreshProcessSmoke) and benchstat can compare runs:
+// smoke tests (TestFreshProcessSmoke, and TestClusterSmoke where the
+// engines are running) and benchstat can compare runs:
 //
 //	go test -run '^$' -bench . -benchtime 5x -count 6 ./internal/perfbench/ | tee new.txt
 //	go run golang.org/x/perf/cmd/benchstat@latest old.txt new.txt
@@ -26,6 +27,23 @@
 //     an observing tool.execute.before and a rewriting tool.execute.after).
 //   - BenchmarkTurnConcurrent: 20 sessions running a 50-call turn at once:
 //     steps/s over the whole batch, and the gaps.
+//   - BenchmarkCluster: the same 20 sessions split between the nodes of
+//     a deployment (session i on node i mod n, its turn posted there):
+//     one node on SQLite (the reference), one node on PostgreSQL and NATS,
+//     two nodes on the same PostgreSQL and NATS (the engines of
+//     enginetest; skipped without them). steps/s and turns/s over the
+//     batch, each turn's wall time p50/p99, the CPU of every node per
+//     step; and, with a client following every node's /events, the time
+//     each turn.started and turn.finished takes from its publication (the
+//     event's time, on the node running the turn) to its arrival on
+//     another node's stream (ms-event), on its own node's (ms-event-own),
+//     and from one to the other (ms-event-hop). The clients resume with
+//     Last-Event-ID when the server closes a stream that fell behind, and
+//     those resumes are counted.
+//   - BenchmarkClusterEventsIdle: two nodes, 20 one-call turns one after
+//     another on the first: the same event times with nothing else
+//     running, and from the client's reading a turn's answer to its
+//     turn.finished on the second node.
 //
 // Both turn benchmarks also report model-conns/step: the connections the
 // server opened to the model per step (0 when it keeps them alive).

@@ -23,8 +23,9 @@
 //     (logged once, shown in the plugin's Status); a call that settles in
 //     time with a value resets the count.
 //
-// Every run returns its steps (plugin, outcome, duration), for logs, the
-// event bus and the API.
+// Every run returns its steps (plugin, outcome, start, duration, and the
+// redacted, bounded JSON of what each step received and returned), for
+// logs, the event bus and the API.
 package pipeline
 
 import (
@@ -54,12 +55,24 @@ const (
 )
 
 // Step is what one plugin's hook did in one run.
+//
+// Start is when the step started, after the start of the call it belongs
+// to: the tool call for tool.execute.before and tool.execute.after (from
+// when CallTool took it up), the run itself otherwise (chat.params: the
+// model call). Input is the JSON of the value the step received and
+// Output that of the object it returned (empty when it returned none that
+// counts: unchanged, threw, timed out, cancelled; for invalid, what it
+// returned instead), both redacted by the Runner's Redact and bounded by
+// chat.MaxRunData (see record).
 type Step struct {
 	Plugin   string        `json:"plugin"`
 	Hook     string        `json:"hook"`
 	Outcome  string        `json:"outcome"`
 	Error    string        `json:"error,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
+	Start    time.Duration `json:"start_ns"`
+	Input    string        `json:"input,omitempty"`
+	Output   string        `json:"output,omitempty"`
 }
 
 // Runner runs hooks over a set of plugins.
@@ -70,6 +83,10 @@ type Runner struct {
 	Log         *slog.Logger
 	HookTimeout time.Duration // DefaultHookTimeout if zero
 	Gate        ToolGate      // the host's policies around every tool call; nil for none
+	// Redact replaces known secrets in what the steps record of their
+	// input and output (the redactor of everything Podcode stores); nil
+	// records them as they are.
+	Redact interface{ String(string) string }
 }
 
 func (r *Runner) timeout() time.Duration {
@@ -90,6 +107,12 @@ func (r *Runner) log() *slog.Logger {
 // JSON-shaped data and is never modified; the result is the last value
 // returned (or value itself when no plugin changed it).
 func (r *Runner) Run(ctx context.Context, hook string, value map[string]any) (map[string]any, []Step) {
+	return r.run(ctx, hook, value, time.Time{})
+}
+
+// run is Run with the start of the call the run belongs to, which the
+// steps' Start count from; zero means the run's own start.
+func (r *Runner) run(ctx context.Context, hook string, value map[string]any, call time.Time) (map[string]any, []Step) {
 	if r.Plugins == nil {
 		return value, nil
 	}
@@ -99,13 +122,19 @@ func (r *Runner) Run(ctx context.Context, hook string, value map[string]any) (ma
 	}
 	steps := make([]Step, 0, len(plugins))
 	limit := r.timeout()
+	// Each value is recorded once: a step's input is the output of the
+	// step before it that changed the value, or the run's input.
+	input := r.record(value)
 	for _, p := range plugins {
 		if ctx.Err() != nil {
 			break // the turn was cancelled: no more plugins
 		}
 		start := time.Now()
+		if call.IsZero() {
+			call = start
+		}
 		out, err := p.Call(ctx, hook, value, limit)
-		st := Step{Plugin: p.ID, Hook: hook, Duration: time.Since(start)}
+		st := Step{Plugin: p.ID, Hook: hook, Duration: time.Since(start), Start: start.Sub(call), Input: input}
 		var spin *jsrt.SpinError
 		switch {
 		case err != nil && ctx.Err() != nil:
@@ -129,12 +158,15 @@ func (r *Runner) Run(ctx context.Context, hook string, value map[string]any) (ma
 			if !ok {
 				st.Outcome = Invalid
 				st.Error = fmt.Sprintf("returned %T, not an object", out)
+				st.Output = r.record(out)
 				r.log().Warn("plugin: hook returned something that is not an object; dropping its contribution",
 					"plugin", p.ID, "hook", hook, "got", fmt.Sprintf("%T", out))
 				break
 			}
 			st.Outcome = Changed
 			value = m
+			input = r.record(m)
+			st.Output = input
 		}
 		steps = append(steps, st)
 	}

@@ -23,6 +23,25 @@ type ToolReport struct {
 	Steps   []Step         `json:"steps"`          // tool.execute.before, then tool.execute.after
 	Post    *plugin.Report `json:"post,omitempty"` // PostToolUse or PostToolUseFailure
 	Execute time.Duration  `json:"execute_ns"`
+	// Start is when CallTool took the call up: the Steps' Start count from
+	// it, and Rebase places Pre's and Post's handlers after it.
+	Start time.Time `json:"start"`
+}
+
+// Rebase takes runs, the hook runs of the lifecycle dispatch of (r.Pre or
+// r.Post), whose StartUs count from the start of that dispatch, and
+// returns them counted from the start of the tool call instead, so that
+// they line up with the Steps. Runs of a dispatch without a start (no
+// handlers), or of a report without one, are returned as they are.
+func (r *ToolReport) Rebase(runs []chat.HookRun, of *plugin.Report) []chat.HookRun {
+	if of == nil || of.Start.IsZero() || r.Start.IsZero() {
+		return runs
+	}
+	by := of.Start.Sub(r.Start).Microseconds()
+	for i := range runs {
+		runs[i].StartUs += by
+	}
+	return runs
 }
 
 // ToolGate wraps every tool call the Runner makes with the host's own
@@ -56,7 +75,7 @@ type ToolGate interface {
 // The bus hears tool.call.started before step 2 and tool.call.finished at
 // the end.
 func (r *Runner) CallTool(ctx context.Context, call tool.Call, id string, args map[string]any) (tool.Result, ToolReport, error) {
-	rep := ToolReport{Tool: id, Args: args}
+	rep := ToolReport{Tool: id, Args: args, Start: time.Now()}
 	def, ok := r.Tools.Get(id)
 	if !ok {
 		return tool.Result{}, rep, fmt.Errorf("unknown tool %q", id)
@@ -92,7 +111,7 @@ func (r *Runner) CallTool(ctx context.Context, call tool.Call, id string, args m
 
 func (r *Runner) callTool(ctx context.Context, rep *ToolReport, def *tool.Def, call tool.Call, callData, args map[string]any) (tool.Result, error) {
 	in := map[string]any{"toolID": def.ID, "args": args, "ctx": callData}
-	out, steps := r.Run(ctx, jsplugin.HookToolBefore, in)
+	out, steps := r.run(ctx, jsplugin.HookToolBefore, in, rep.Start)
 	rep.Steps = append(rep.Steps, steps...)
 	if !jsrt.Same(out["args"], args) {
 		rewritten, ok := out["args"].(map[string]any)
@@ -120,7 +139,7 @@ func (r *Runner) callTool(ctx context.Context, rep *ToolReport, def *tool.Def, c
 		resData["metadata"] = res.Metadata
 	}
 	after := map[string]any{"toolID": def.ID, "args": args, "ctx": callData, "result": resData}
-	out, steps = r.Run(ctx, jsplugin.HookToolAfter, after)
+	out, steps = r.run(ctx, jsplugin.HookToolAfter, after, rep.Start)
 	rep.Steps = append(rep.Steps, steps...)
 	final := res
 	if !jsrt.Same(out["result"], resData) {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/podcode/podcode/internal/agent"
 	"github.com/podcode/podcode/internal/config"
@@ -83,14 +84,22 @@ func (s *Server) EnableWebhooks(hooks map[string]config.Webhook, o webhook.Optio
 // runs the job's prompt as a turn (channel cron) in the job's session, or
 // a new one. Stop the returned scheduler before the server stops.
 func (s *Server) StartCron(ctx context.Context, jobs []config.CronJob, clock cron.Clock) (*cron.Scheduler, error) {
-	sched, err := cron.New(jobs, cron.Options{Hooks: s.Agent.App.Hooks, Clock: clock, Log: s.Log,
-		Run: func(ctx context.Context, job config.CronJob, p *plugin.HookPayload) error {
-			_, done, err := s.Background(ctx, cron.Channel, "cron "+job.Name, p.SessionID, job.Prompt)
-			if err != nil {
-				return err
-			}
-			return <-done
-		}})
+	o := cron.Options{Hooks: s.Agent.App.Hooks, Clock: clock, Log: s.Log}
+	if n := s.Agent.Node; n != nil {
+		// One of many nodes: each tick is the node's that claims it in the
+		// shared store.
+		o.Claim = func(ctx context.Context, job string, at time.Time) (bool, error) {
+			return s.Agent.Store.ClaimTick(ctx, job, at, n.Name())
+		}
+	}
+	o.Run = func(ctx context.Context, job config.CronJob, p *plugin.HookPayload) error {
+		_, done, err := s.Background(ctx, cron.Channel, "cron "+job.Name, p.SessionID, job.Prompt)
+		if err != nil {
+			return err
+		}
+		return <-done
+	}
+	sched, err := cron.New(jobs, o)
 	if err != nil {
 		return nil, err
 	}

@@ -13,19 +13,19 @@ import (
 // CreateSession is the body of POST /sessions.
 type CreateSession struct {
 	Title string `json:"title,omitempty"`
-	Model string `json:"model,omitempty"` // "provider/model"
+	Model string `json:"model,omitempty" jsonschema:"provider/model"`
 }
 
 // PostMessage is the body of POST /sessions/{id}/messages.
 type PostMessage struct {
 	Text   string         `json:"text"`
-	Async  bool           `json:"async,omitempty"`
-	Params map[string]any `json:"params,omitempty"` // chat.params tunables the client specifies
+	Async  bool           `json:"async,omitempty" jsonschema:"answer 202 at once; follow the turn on /events"`
+	Params map[string]any `json:"params,omitempty" jsonschema:"chat.params tunables the client specifies (pipeline.Tunables)"`
 }
 
 // PermissionReply is the body of POST /permissions/{id}.
 type PermissionReply struct {
-	Allow bool `json:"allow"`
+	Allow bool `json:"allow,omitempty"` // false when left out
 }
 
 // validator is a body that checks itself after decoding.

@@ -33,7 +33,6 @@ package server
 import (
 	"context"
 	"crypto/subtle"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,9 +63,6 @@ const MaxBody = 1 << 20
 
 // DefaultAddr is where `podcode serve` listens without --addr.
 const DefaultAddr = "127.0.0.1:4096"
-
-//go:embed openapi.json
-var openAPI []byte
 
 // Server serves the API of one agent.
 type Server struct {
@@ -151,6 +147,9 @@ func New(ag *agent.Agent, token string, tokens ...config.TenantToken) *Server {
 	}
 	prev := ag.App.Guard.Asker
 	ag.App.Guard.Asker = &apiAsker{s: s, next: prev}
+	if ag.Node != nil {
+		s.joinCluster(ag.Node)
+	}
 	s.mcp = mcpserver.New(ag.App)
 	// A session keeps the scope of the request that opened it: only the
 	// same tenant and user may use it.
@@ -228,6 +227,7 @@ type endpoint struct {
 	path    string   // a ServeMux path: {name} wildcards, {$} and a trailing "/" as ServeMux reads them
 	public  bool     // served without the token check (the web page)
 	handler http.Handler
+	ops     []operation // what the OpenAPI document says of each method (openapi.go)
 }
 
 // pattern is e's ServeMux pattern: "METHOD path" for one method, the bare
@@ -240,34 +240,80 @@ func (e endpoint) pattern() string {
 }
 
 func (s *Server) endpoints() []endpoint {
-	get := func(path string, h http.HandlerFunc) endpoint {
-		return endpoint{methods: []string{"GET"}, path: path, handler: h}
+	get := func(path string, h http.HandlerFunc, op operation) endpoint {
+		return endpoint{methods: []string{"GET"}, path: path, handler: h, ops: []operation{op}}
 	}
-	post := func(path string, h http.HandlerFunc) endpoint {
-		return endpoint{methods: []string{"POST"}, path: path, handler: h}
+	post := func(path string, h http.HandlerFunc, op operation) endpoint {
+		return endpoint{methods: []string{"POST"}, path: path, handler: h, ops: []operation{op}}
 	}
+	mcpSession := param{name: "Mcp-Session-Id", in: "header", required: true}
 	page := web.Handler()
 	return []endpoint{
-		get("/healthz", s.health),
-		get("/openapi.json", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			w.Write(openAPI)
-		}),
-		get("/sessions", s.listSessions),
-		post("/sessions", s.createSession),
-		get("/sessions/{id}", s.getSession),
-		{methods: []string{"DELETE"}, path: "/sessions/{id}", handler: http.HandlerFunc(s.deleteSession)},
-		post("/sessions/{id}/cancel", s.cancelTurn),
-		get("/sessions/{id}/messages", s.listMessages),
-		get("/sessions/{id}/messages/{mid}", s.getMessage),
-		post("/sessions/{id}/messages", s.postMessage),
-		post("/permissions/{id}", s.replyPermission),
-		get("/plugins", s.listPlugins),
-		get("/tools", s.listTools),
-		get("/events", s.events),
-		{methods: []string{"GET", "POST", "DELETE"}, path: "/mcp", handler: s.mcpHTTP},
-		{methods: []string{"GET"}, path: "/{$}", public: true, handler: page},
-		{methods: []string{"GET"}, path: web.Prefix, public: true, handler: page},
+		get("/healthz", s.health, operation{id: "health", summary: "Health check, the project code that does not run, and the MCP servers",
+			answers: []answer{jsonAnswer[Health](200, "ok")}}),
+		get("/openapi.json", s.serveOpenAPI, operation{id: "getOpenAPI", summary: "This document",
+			answers: []answer{objectAnswer(200, "this document (OpenAPI 3.1)", "an OpenAPI 3.1 document")}}),
+		get("/sessions", s.listSessions, operation{id: "listSessions", summary: "List sessions, newest first",
+			answers: []answer{jsonAnswer[[]store.Session](200, "sessions")}}),
+		post("/sessions", s.createSession, operation{id: "createSession", summary: "Create a session (fires SessionStart)",
+			body:    bodyOf[CreateSession](),
+			answers: []answer{jsonAnswer[store.Session](201, "created"), errorAnswer(400, "bad body or refused")}}),
+		get("/sessions/{id}", s.getSession, operation{id: "getSession", summary: "Get a session",
+			answers: []answer{jsonAnswer[store.Session](200, "the session"), notFound}}),
+		{methods: []string{"DELETE"}, path: "/sessions/{id}", handler: http.HandlerFunc(s.deleteSession), ops: []operation{{
+			id: "deleteSession", summary: "Delete a session (fires SessionEnd)",
+			answers: []answer{emptyAnswer(204, "deleted"), notFound}}}},
+		post("/sessions/{id}/cancel", s.cancelTurn, operation{id: "cancelTurn", summary: "Cancel the running turn",
+			answers: []answer{jsonAnswer[Cancelled](200, "whether a turn was running and is now cancelled"), notFound}}),
+		get("/sessions/{id}/messages", s.listMessages, operation{id: "listMessages", summary: "List messages, with the hooks that ran around each",
+			answers: []answer{jsonAnswer[[]chat.Message](200, "messages"), notFound}}),
+		get("/sessions/{id}/messages/{mid}", s.getMessage, operation{id: "getMessage", summary: "Get one message",
+			answers: []answer{jsonAnswer[chat.Message](200, "the message"), errorAnswer(404, "no such session or message")}}),
+		post("/sessions/{id}/messages", s.postMessage, operation{id: "postMessage", summary: "Post a user message: runs a turn",
+			body: bodyOf[PostMessage](), needsBody: true,
+			answers: []answer{
+				jsonAnswer[TurnResult](200, "the turn's messages and final text"),
+				jsonAnswer[TurnStarted](202, "started (async): follow the turn on /events"),
+				errorAnswer(400, "bad body"),
+				errorAnswer(403, "a UserPromptSubmit hook rejected the prompt"),
+				notFound,
+				errorAnswer(409, "a turn is already running"),
+				// A turn that ended early answers its result with the status.
+				eitherAnswer[ErrorBody, TurnResult](0, "the request failed (503 while the server shuts down, 500 otherwise), or the turn ended early (499 cancelled, 503 shutting down): then the turn's result with its error"),
+			}}),
+		post("/permissions/{id}", s.replyPermission, operation{id: "replyPermission", summary: "Answer a permission question (see the permission.asked event)",
+			body: bodyOf[PermissionReply](),
+			answers: []answer{jsonAnswer[PermissionAnswered](200, "answered"), errorAnswer(404, "no pending question"),
+				errorAnswer(400, "bad body: what was wrong and where")}}),
+		get("/plugins", s.listPlugins, operation{id: "listPlugins", summary: "Loaded plugins in pipeline order, load warnings, and the project code that does not run",
+			answers: []answer{jsonAnswer[PluginList](200, "plugins")}}),
+		get("/tools", s.listTools, operation{id: "listTools", summary: "The merged tool registry",
+			answers: []answer{jsonAnswer[[]Tool](200, "tools")}}),
+		get("/events", s.events, operation{id: "events", summary: eventsSummary, description: eventsDescription,
+			params: []param{{name: "Last-Event-ID", in: "header"},
+				{name: "last_event_id", in: "query", description: "for clients that cannot set headers; the header wins"}},
+			answers: []answer{textAnswer(200, "the stream", "text/event-stream"), errorAnswer(400, "the Last-Event-ID is not an event id")}}),
+		{methods: []string{"GET", "POST", "DELETE"}, path: "/mcp", handler: s.mcpHTTP, ops: []operation{
+			{method: "POST", id: "mcpPost", summary: mcpPostSummary, description: mcpPostDescription, foreignErrors: true,
+				params: []param{{name: "Mcp-Session-Id", in: "header"}},
+				answers: []answer{objectAnswer(200, "the answer", "a JSON-RPC message", "text/event-stream"),
+					emptyAnswer(202, "a notification or response was accepted"), emptyAnswer(400, "not an MCP message"),
+					emptyAnswer(404, "no such session"), emptyAnswer(413, "the body is larger than 1 MiB")}},
+			{method: "GET", id: "mcpStream", summary: "The session's stream of server messages (notifications/tools/list_changed)", foreignErrors: true,
+				params:  []param{mcpSession},
+				answers: []answer{textAnswer(200, "the session's stream", "text/event-stream"), emptyAnswer(404, "no such session")}},
+			{method: "DELETE", id: "mcpDelete", summary: "End the session", foreignErrors: true,
+				params:  []param{mcpSession},
+				answers: []answer{emptyAnswer(204, "ended"), emptyAnswer(404, "no such session")}},
+		}},
+		{methods: []string{"GET"}, path: "/{$}", public: true, handler: page, ops: []operation{{
+			id: "webPage", foreignErrors: true,
+			summary: "The web page (HTML; no data in it, so no token: the page asks for the token and sends it as a Bearer header)",
+			answers: []answer{textAnswer(200, "the page, under a strict Content-Security-Policy", "text/html")}}}},
+		{methods: []string{"GET"}, path: web.Prefix, public: true, handler: page, ops: []operation{{
+			id: "webFile", summary: "A file of the web page (its scripts and style sheet; no token)", foreignErrors: true,
+			answers: []answer{textAnswer(200, "the file, with its type", "text/javascript", "text/css"),
+				textAnswer(404, "the page has no such file", "text/plain")}}}},
 	}
 }
 
@@ -394,7 +440,7 @@ func (s *Server) cancelTurn(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	httpjson.Write(w, 200, map[string]any{"cancelled": s.Agent.Cancel(id)})
+	httpjson.Write(w, 200, Cancelled{Cancelled: s.Agent.CancelAnywhere(r.Context(), store.Session{ID: id, Tenant: tenant(r)})})
 }
 
 func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
@@ -454,7 +500,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 				s.Log.Warn("server: turn failed", "session", id, "error", err.Error())
 			}
 		}()
-		httpjson.Write(w, http.StatusAccepted, map[string]any{"sessionID": id})
+		httpjson.Write(w, http.StatusAccepted, TurnStarted{SessionID: id})
 		return
 	}
 	// The turn belongs to the server, not to this request: a client that
@@ -465,9 +511,9 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, statusOf(err), err)
 		return
 	}
-	out := map[string]any{"session": res.Session, "messages": res.Messages, "text": res.Text}
+	out := TurnResult{Session: res.Session, Messages: res.Messages, Text: res.Text}
 	if err != nil {
-		out["error"] = err.Error()
+		out.Error = err.Error()
 		httpjson.Write(w, statusOf(err), out)
 		return
 	}
@@ -480,19 +526,12 @@ func (s *Server) replyPermission(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusBadRequest, err)
 		return
 	}
-	s.mu.Lock()
-	q, ok := s.questions[r.PathValue("id")]
-	ok = ok && q.tenant == tenant(r)
-	if ok {
-		delete(s.questions, r.PathValue("id"))
-	}
-	s.mu.Unlock()
-	if !ok {
+	// The question may be another node's (its turn asked there).
+	if !s.answer(r.PathValue("id"), tenant(r), body.Allow) && !s.answerElsewhere(r.Context(), r.PathValue("id"), tenant(r), body.Allow) {
 		httpjson.Error(w, http.StatusNotFound, fmt.Errorf("no pending permission question %s", r.PathValue("id")))
 		return
 	}
-	q.answer <- body.Allow
-	httpjson.Write(w, 200, map[string]any{"ok": true})
+	httpjson.Write(w, 200, PermissionAnswered{OK: true})
 }
 
 // health answers that the server serves, and lists the project code that
@@ -500,35 +539,22 @@ func (s *Server) replyPermission(w http.ResponseWriter, r *http.Request) {
 // the MCP servers with their state, so that a client shows them where its
 // user looks.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	httpjson.Write(w, 200, map[string]any{"ok": true, "skipped": s.Agent.App.Trust.Skipped(), "mcp": s.Agent.App.MCPStatus()})
+	httpjson.Write(w, 200, Health{OK: true, Skipped: s.Agent.App.Trust.Skipped(), MCP: s.Agent.App.MCPStatus()})
 }
 
 func (s *Server) listPlugins(w http.ResponseWriter, r *http.Request) {
-	type info struct {
-		ID     string   `json:"id"`
-		Source string   `json:"source"`
-		Path   string   `json:"path"`
-		Hooks  []string `json:"hooks"`
-		Status string   `json:"status"` // "running", or "stopped: " and why (jsplugin.Plugin.Status)
-	}
-	out := []info{}
+	out := []Plugin{}
 	for _, p := range s.Agent.App.Plugins.Plugins {
-		out = append(out, info{ID: p.ID, Source: p.Source, Path: p.Path, Hooks: p.Hooks, Status: p.Status()})
+		out = append(out, Plugin{ID: p.ID, Source: p.Source, Path: p.Path, Hooks: p.Hooks, Status: p.Status()})
 	}
 	warnings := append([]string{}, s.Agent.App.Plugins.Warnings...) // [] rather than null for none
-	httpjson.Write(w, 200, map[string]any{"plugins": out, "warnings": warnings, "skipped": s.Agent.App.Trust.Skipped()})
+	httpjson.Write(w, 200, PluginList{Plugins: out, Warnings: warnings, Skipped: s.Agent.App.Trust.Skipped()})
 }
 
 func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {
-	type info struct {
-		ID          string          `json:"id"`
-		Source      string          `json:"source"`
-		Description string          `json:"description"`
-		Parameters  json.RawMessage `json:"parameters"`
-	}
-	out := []info{}
+	out := []Tool{}
 	for _, d := range s.Agent.App.Tools.List() {
-		out = append(out, info{ID: d.ID, Source: d.Source, Description: d.Description, Parameters: d.Parameters})
+		out = append(out, Tool{ID: d.ID, Source: d.Source, Description: d.Description, Parameters: d.Parameters})
 	}
 	httpjson.Write(w, 200, out)
 }

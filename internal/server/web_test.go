@@ -63,7 +63,7 @@ func TestWebPageInOpenAPI(t *testing.T) {
 			} `json:"get"`
 		} `json:"paths"`
 	}
-	if err := json.Unmarshal(openAPI, &doc); err != nil {
+	if err := json.Unmarshal(openAPIBytes(t), &doc); err != nil {
 		t.Fatal(err)
 	}
 	for _, path := range []string{"/", "/ui/{file}"} {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/enginetest"
 )
 
 // The store's share of a tool-call step, as internal/agent writes it: the
@@ -87,9 +88,17 @@ func reportGaps(b *testing.B, gaps []time.Duration) {
 	b.ReportMetric(float64(gaps[len(gaps)*99/100]), "p99-ns")
 }
 
-func benchStore(b *testing.B) *Store {
+// benchStore is a Store on a new, empty database of engine (PostgreSQL:
+// skipped without a server, see enginetest).
+func benchStore(b *testing.B, engine string) *Store {
 	b.Helper()
-	s, err := Open(context.Background(), filepath.Join(b.TempDir(), File))
+	var s *Store
+	var err error
+	if engine == EnginePostgres {
+		s, err = OpenPostgres(context.Background(), enginetest.Postgres(b))
+	} else {
+		s, err = Open(context.Background(), filepath.Join(b.TempDir(), File))
+	}
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -97,87 +106,100 @@ func benchStore(b *testing.B) *Store {
 	return s
 }
 
-// BenchmarkStep is one tool-call step of a serial turn (plus a fiftieth of
-// the turn's end): the store's time per step.
-func BenchmarkStep(b *testing.B) {
-	ctx := context.Background()
-	s := benchStore(b)
-	sess, err := s.CreateSession(ctx, Session{Status: SessionRunning})
-	if err != nil {
-		b.Fatal(err)
-	}
-	gaps := make([]time.Duration, 0, b.N)
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := cpuTime()
-	defer reportCPU(b, start)
-	defer func() { reportGaps(b, gaps) }()
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		last, err := benchStep(ctx, s, sess.ID, i)
-		if err != nil {
-			b.Fatal(err)
-		}
-		gaps = append(gaps, time.Since(t0))
-		if i%benchStepsPerTurn == benchStepsPerTurn-1 {
-			if err := benchTurnEnd(ctx, s, sess.ID, last); err != nil {
-				b.Fatal(err)
-			}
-		}
+// benchEngines runs bench as the sub-benchmarks "sqlite" and "postgres",
+// each on a Store of its own (benchStore).
+func benchEngines(b *testing.B, bench func(b *testing.B, s *Store)) {
+	for _, engine := range []string{EngineSQLite, EnginePostgres} {
+		b.Run(engine, func(b *testing.B) { bench(b, benchStore(b, engine)) })
 	}
 }
 
-// BenchmarkStepParallel is the same with 20 sessions running turns at
-// once (the writes queue on the one writer).
-func BenchmarkStepParallel(b *testing.B) {
-	ctx := context.Background()
-	s := benchStore(b)
-	b.SetParallelism(20 / runtime.GOMAXPROCS(0))
-	var next atomic.Int64
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := cpuTime()
-	defer reportCPU(b, start)
-	b.RunParallel(func(pb *testing.PB) {
+// BenchmarkStep is one tool-call step of a serial turn (plus a fiftieth of
+// the turn's end): the store's time per step, on each engine (PostgreSQL's
+// includes the round trips to its server).
+func BenchmarkStep(b *testing.B) {
+	benchEngines(b, func(b *testing.B, s *Store) {
+		ctx := context.Background()
 		sess, err := s.CreateSession(ctx, Session{Status: SessionRunning})
 		if err != nil {
-			b.Error(err)
-			return
+			b.Fatal(err)
 		}
-		for i := 0; pb.Next(); i++ {
-			last, err := benchStep(ctx, s, sess.ID, int(next.Add(1)))
+		gaps := make([]time.Duration, 0, b.N)
+		b.ReportAllocs()
+		b.ResetTimer()
+		start := cpuTime()
+		defer reportCPU(b, start)
+		defer func() { reportGaps(b, gaps) }()
+		for i := 0; i < b.N; i++ {
+			t0 := time.Now()
+			last, err := benchStep(ctx, s, sess.ID, i)
 			if err != nil {
-				b.Error(err)
-				return
+				b.Fatal(err)
 			}
+			gaps = append(gaps, time.Since(t0))
 			if i%benchStepsPerTurn == benchStepsPerTurn-1 {
 				if err := benchTurnEnd(ctx, s, sess.ID, last); err != nil {
-					b.Error(err)
-					return
+					b.Fatal(err)
 				}
 			}
 		}
 	})
 }
 
+// BenchmarkStepParallel is the same with 20 sessions running turns at
+// once (on SQLite the writes queue on the one writer; on PostgreSQL they
+// run in parallel, on the pool's connections).
+func BenchmarkStepParallel(b *testing.B) {
+	benchEngines(b, func(b *testing.B, s *Store) {
+		ctx := context.Background()
+		b.SetParallelism(20 / runtime.GOMAXPROCS(0))
+		var next atomic.Int64
+		b.ReportAllocs()
+		b.ResetTimer()
+		start := cpuTime()
+		defer reportCPU(b, start)
+		b.RunParallel(func(pb *testing.PB) {
+			sess, err := s.CreateSession(ctx, Session{Status: SessionRunning})
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			for i := 0; pb.Next(); i++ {
+				last, err := benchStep(ctx, s, sess.ID, int(next.Add(1)))
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				if i%benchStepsPerTurn == benchStepsPerTurn-1 {
+					if err := benchTurnEnd(ctx, s, sess.ID, last); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}
+		})
+	})
+}
+
 // BenchmarkRecent is a turn's one read: the history of a session of 200
 // messages.
 func BenchmarkRecent(b *testing.B) {
-	ctx := context.Background()
-	s := benchStore(b)
-	sess, _ := s.CreateSession(ctx, Session{})
-	for i := 0; i < 100; i++ {
-		if _, err := benchStep(ctx, s, sess.ID, i); err != nil {
-			b.Fatal(err)
+	benchEngines(b, func(b *testing.B, s *Store) {
+		ctx := context.Background()
+		sess, _ := s.CreateSession(ctx, Session{})
+		for i := 0; i < 100; i++ {
+			if _, err := benchStep(ctx, s, sess.ID, i); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := cpuTime()
-	defer reportCPU(b, start)
-	for i := 0; i < b.N; i++ {
-		if msgs, err := s.Recent(ctx, sess.ID); err != nil || len(msgs) != 200 {
-			b.Fatal(len(msgs), err)
+		b.ReportAllocs()
+		b.ResetTimer()
+		start := cpuTime()
+		defer reportCPU(b, start)
+		for i := 0; i < b.N; i++ {
+			if msgs, err := s.Recent(ctx, sess.ID); err != nil || len(msgs) != 200 {
+				b.Fatal(len(msgs), err)
+			}
 		}
-	}
+	})
 }

@@ -17,29 +17,31 @@ import (
 // A step's assistant message and its model call's usage are one write:
 // both are stored, or (a failed append) neither.
 func TestAppendStepStoresTheMessageWithItsUsage(t *testing.T) {
-	ctx := context.Background()
-	s := open(t, filepath.Join(t.TempDir(), File))
-	sess, _ := s.CreateSession(ctx, Session{})
-	u := chat.Usage{Input: 120, Output: 7}
-	m := &chat.Message{SessionID: sess.ID, Role: chat.RoleAssistant, Usage: &u,
-		ToolCalls: []chat.ToolCall{{ID: "c1", Tool: "read", Args: []byte(`{}`)}}}
-	if err := s.AppendStep(ctx, m, u); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := s.Session(ctx, DefaultTenant, sess.ID)
-	msgs, _ := s.Messages(ctx, sess.ID)
-	if got.Usage != u || len(msgs) != 1 || msgs[0].ID != m.ID || msgs[0].Seq != 1 {
-		t.Fatalf("usage %+v, messages %+v", got.Usage, msgs)
-	}
-	// The same ID again: the insert fails, and the usage is not added.
-	again := *m
-	if err := s.AppendStep(ctx, &again, u); err == nil {
-		t.Fatal("a duplicate message was stored")
-	}
-	got, _ = s.Session(ctx, DefaultTenant, sess.ID)
-	if msgs, _ := s.Messages(ctx, sess.ID); got.Usage != u || len(msgs) != 1 {
-		t.Errorf("after a failed append: usage %+v, %d messages", got.Usage, len(msgs))
-	}
+	eachEngine(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		s := db.open(t)
+		sess, _ := s.CreateSession(ctx, Session{})
+		u := chat.Usage{Input: 120, Output: 7}
+		m := &chat.Message{SessionID: sess.ID, Role: chat.RoleAssistant, Usage: &u,
+			ToolCalls: []chat.ToolCall{{ID: "c1", Tool: "read", Args: []byte(`{}`)}}}
+		if err := s.AppendStep(ctx, m, u); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := s.Session(ctx, DefaultTenant, sess.ID)
+		msgs, _ := s.Messages(ctx, sess.ID)
+		if got.Usage != u || len(msgs) != 1 || msgs[0].ID != m.ID || msgs[0].Seq != 1 {
+			t.Fatalf("usage %+v, messages %+v", got.Usage, msgs)
+		}
+		// The same ID again: the insert fails, and the usage is not added.
+		again := *m
+		if err := s.AppendStep(ctx, &again, u); err == nil {
+			t.Fatal("a duplicate message was stored")
+		}
+		got, _ = s.Session(ctx, DefaultTenant, sess.ID)
+		if msgs, _ := s.Messages(ctx, sess.ID); got.Usage != u || len(msgs) != 1 {
+			t.Errorf("after a failed append: usage %+v, %d messages", got.Usage, len(msgs))
+		}
+	})
 }
 
 // walSize is the size of the database's write-ahead log: it grows with
@@ -88,25 +90,27 @@ func TestUpdateMessageWritesOnlyAChange(t *testing.T) {
 // What hooks gave the model before the session's first user message comes
 // before the latest summary, and what that summary covers does not.
 func TestRecentKeepsTheOpeningContext(t *testing.T) {
-	ctx := context.Background()
-	s := open(t, filepath.Join(t.TempDir(), File))
-	sess, _ := s.CreateSession(ctx, Session{})
-	add := func(m chat.Message) int64 {
-		m.SessionID = sess.ID
-		if err := s.AppendMessage(ctx, &m); err != nil {
-			t.Fatal(err)
+	eachEngine(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		s := db.open(t)
+		sess, _ := s.CreateSession(ctx, Session{})
+		add := func(m chat.Message) int64 {
+			m.SessionID = sess.ID
+			if err := s.AppendMessage(ctx, &m); err != nil {
+				t.Fatal(err)
+			}
+			return m.Seq
 		}
-		return m.Seq
-	}
-	add(chat.Message{Role: chat.RoleContext, Text: "ctx"})
-	add(chat.Message{Role: chat.RoleUser, Text: "1"})
-	add(chat.Message{Role: chat.RoleContext, Text: "later ctx"})
-	through := add(chat.Message{Role: chat.RoleAssistant, Text: "2"})
-	add(chat.Message{Role: chat.RoleSummary, Text: "sum", Through: through})
-	add(chat.Message{Role: chat.RoleUser, Text: "3"})
-	if texts := recentTexts(t, s, sess.ID); texts != "[ctx sum 3]" {
-		t.Errorf("recent %s", texts)
-	}
+		add(chat.Message{Role: chat.RoleContext, Text: "ctx"})
+		add(chat.Message{Role: chat.RoleUser, Text: "1"})
+		add(chat.Message{Role: chat.RoleContext, Text: "later ctx"})
+		through := add(chat.Message{Role: chat.RoleAssistant, Text: "2"})
+		add(chat.Message{Role: chat.RoleSummary, Text: "sum", Through: through})
+		add(chat.Message{Role: chat.RoleUser, Text: "3"})
+		if texts := recentTexts(t, s, sess.ID); texts != "[ctx sum 3]" {
+			t.Errorf("recent %s", texts)
+		}
+	})
 }
 
 // crashChild is set, in the environment of a child test process, to the

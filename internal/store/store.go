@@ -1,34 +1,61 @@
-// Package store keeps sessions and their messages in SQLite (a pure-Go
-// driver, WAL mode), in the project's data directory outside the project
-// (DataDir; Adopt moves the database an older Podcode kept in the
-// project's .podcode folder).
+// Package store keeps sessions and their messages in a SQL database: SQLite
+// (a pure-Go driver, WAL mode) for one server, in the project's data
+// directory outside the project (DataDir; Adopt moves the database an
+// older Podcode kept in the project's .podcode folder), or PostgreSQL
+// (OpenPostgres) shared by several servers, the nodes of one deployment.
+// Both engines run the same queries (written with ? placeholders,
+// rewritten to $n for PostgreSQL) and give the same results.
 //
 // Durability: every write is one transaction, committed before the call
 // returns (a tool-call step is two: the assistant message with its
-// model call's usage, AppendStep, then the result). The database runs in
-// WAL mode with synchronous=NORMAL, chosen on purpose: a commit appends
-// the transaction to the WAL file with write(2), so it is in the kernel
-// once the call returns, and a process that is killed (kill -9, a panic,
-// the OOM killer) loses nothing it acknowledged. The WAL is fsynced at
-// each checkpoint, so a power loss or kernel crash can lose the
-// transactions committed since the last one, and never corrupts the
-// database. synchronous=FULL would add an fsync to every commit
-// (milliseconds on many disks) for that case only; OFF could corrupt the
-// database on power loss.
+// model call's usage, AppendStep, then the result). On PostgreSQL a
+// commit returns once the server flushed its WAL (synchronous_commit as
+// the server has it, on by default): it survives the node and the server
+// crashing. SQLite runs in WAL mode with synchronous=NORMAL, chosen on
+// purpose: a commit appends the transaction to the WAL file with write(2),
+// so it is in the kernel once the call returns, and a process that is
+// killed (kill -9, a panic, the OOM killer) loses nothing it acknowledged.
+// The WAL is fsynced at each checkpoint, so a power loss or kernel crash
+// can lose the transactions committed since the last one, and never
+// corrupts the database. synchronous=FULL would add an fsync to every
+// commit (milliseconds on many disks) for that case only; OFF could
+// corrupt the database on power loss.
 //
-// On open, sessions left "running" by a server that died are marked
-// interrupted; the tool calls their turns left without a result get one
-// when the session's next turn starts (CloseOpenCalls): a provider refuses
-// a history with an unanswered call.
+// Schema: Open and OpenPostgres apply the migrations the database lacks
+// (migrations; the table schema_version records each one applied), one
+// process at a time: on PostgreSQL under a transaction-scoped advisory
+// lock taken in the migration's transaction, on SQLite inside BEGIN
+// IMMEDIATE. A database made before versions existed is version 0 and
+// upgrades in place; one newer than this build is refused.
 //
-// Connections: writes go through one connection (a pool of one), reads
-// through a pool of read-only connections beside it (WAL lets them run
-// during a write). The statements of a turn are prepared once per
-// connection and kept until Close. Checkpoints (copying the WAL into the
-// database file, with an fsync of each) run on a connection of their own,
-// in the background, every checkpointEvery writes, so that no write waits
-// for an fsync; the writer checkpoints itself only when they fall behind
-// (backstopPages).
+// Interrupted turns: on SQLite, Open marks the sessions a dead server
+// left "running" as interrupted (the database has one server). On
+// PostgreSQL a running session may belong to a live node, so Open marks
+// nothing: a node running a turn holds the session's lease (ClaimTurn),
+// renews its leases while it lives (RenewTurns) and releases each at the
+// turn's end (ReleaseTurn); ReapTurns marks interrupted the running
+// sessions whose lease expired, those of a node that died. The tool calls
+// a stopped turn left without a result get one when the session's next
+// turn starts (CloseOpenCalls): a provider refuses a history with an
+// unanswered call. Leases compare the nodes' clocks: keep them in sync
+// (NTP), with leases far longer than the skew.
+//
+// Scheduled jobs: ClaimTick lets exactly one node run each tick of a job.
+// Webhook deliveries: ClaimSignature lets exactly one node accept each
+// signature (webhook.Ledger).
+//
+// Connections: on SQLite, writes go through one connection (a pool of
+// one) under a mutex, reads through a pool of read-only connections
+// beside it (WAL lets them run during a write). Checkpoints (copying the
+// WAL into the database file, with an fsync of each) run on a connection
+// of their own, in the background, every checkpointEvery writes, so that
+// no write waits for an fsync; the writer checkpoints itself only when
+// they fall behind (backstopPages). On PostgreSQL reads and writes share
+// one pool and nothing is serialised in the process: an append locks its
+// session's row first (the usage UPDATE), so that two nodes appending to
+// one session still number its messages 1, 2, 3... without a gap or a
+// duplicate. The statements of a turn are prepared once (per connection)
+// and kept until Close.
 //
 // Tenancy: every session has an owner (its tenant: see TenantKey); lookups
 // by a tenant never see another tenant's sessions.
@@ -45,6 +72,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite"
@@ -97,16 +125,22 @@ type Session struct {
 	UpdatedAt time.Time  `json:"updatedAt"`
 }
 
-// Store is the database. Writes are serialised in the process (SQLite
-// allows one writer; waiting on a Go mutex is cheaper than retrying a busy
-// database) and run on the one connection of w; reads run concurrently
-// beside them on db (WAL). Both are open from Open until Close, and so are
-// the prepared statements (stmts) and the checkpointer (checkpoints).
+// Store is the database. On SQLite, writes are serialised in the process
+// (SQLite allows one writer; waiting on a Go mutex is cheaper than
+// retrying a busy database) and run on the one connection of w; reads run
+// concurrently beside them on db (WAL). On PostgreSQL w and db are the
+// same pool and writeMu is not used. Both are open from Open until Close,
+// and so are the prepared statements (stmts) and, on SQLite, the
+// checkpointer (checkpoints).
 type Store struct {
-	db      *sql.DB // read-only connections
-	w       *sql.DB // the writer: one connection, BEGIN IMMEDIATE
+	engine  string  // EngineSQLite or EnginePostgres
+	db      *sql.DB // SQLite: read-only connections; PostgreSQL: the pool
+	w       *sql.DB // SQLite: the writer, one connection, BEGIN IMMEDIATE; PostgreSQL: db
 	writeMu sync.Mutex
 	stmts
+
+	// ticks counts ClaimTick calls, to prune old ticks now and then.
+	ticks atomic.Int64
 
 	// Under writeMu: writes since Open, and the checkpointer's wake-up
 	// (nil once closed). ckDone is closed when the checkpointer is done.
@@ -136,48 +170,14 @@ type stmts struct {
 	session, messages, message, lastSummary, opening, since *sql.Stmt
 }
 
-const schema = `
-CREATE TABLE IF NOT EXISTS sessions (
-	id TEXT PRIMARY KEY,
-	tenant TEXT NOT NULL DEFAULT 'default',
-	parent_id TEXT NOT NULL DEFAULT '',
-	title TEXT NOT NULL DEFAULT '',
-	model TEXT NOT NULL DEFAULT '',
-	channel TEXT NOT NULL DEFAULT '',
-	status TEXT NOT NULL DEFAULT 'idle',
-	usage_input INTEGER NOT NULL DEFAULT 0,
-	usage_output INTEGER NOT NULL DEFAULT 0,
-	created_at INTEGER NOT NULL,
-	updated_at INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS sessions_tenant ON sessions (tenant, created_at);
-CREATE TABLE IF NOT EXISTS messages (
-	id TEXT PRIMARY KEY,
-	session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-	seq INTEGER NOT NULL,
-	role TEXT NOT NULL,
-	status TEXT NOT NULL,
-	body TEXT NOT NULL,
-	created_at INTEGER NOT NULL,
-	UNIQUE (session_id, seq)
-);
-CREATE INDEX IF NOT EXISTS messages_role ON messages (session_id, role, seq);
-CREATE TABLE IF NOT EXISTS webhook_signatures (
-	webhook TEXT NOT NULL,
-	signature BLOB NOT NULL,
-	expires INTEGER NOT NULL,
-	PRIMARY KEY (webhook, signature)
-);
-`
-
-// Open opens (creating if needed) the database at path and marks what a
-// dead server left running as interrupted. A missing directory is created
-// readable by its owner only.
+// Open opens (creating if needed) the SQLite database at path, applies
+// the migrations it lacks and marks what a dead server left running as
+// interrupted. A missing directory is created readable by its owner only.
 func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	// The writer sets WAL mode (persistent in the file) and creates the
+	// The writer sets WAL mode (persistent in the file) and migrates the
 	// schema before a reader opens. BEGIN IMMEDIATE: a transaction that
 	// reads before it writes (the next seq) waits for another process's
 	// write (busy_timeout) instead of failing when it upgrades its lock.
@@ -189,10 +189,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
-	s := &Store{w: w}
-	if _, err := w.ExecContext(ctx, schema); err != nil {
+	s := &Store{engine: EngineSQLite, w: w}
+	if err := s.migrate(ctx); err != nil {
 		w.Close()
-		return nil, fmt.Errorf("store: creating the schema in %s: %w", path, err)
+		return nil, fmt.Errorf("store: %s: %w", path, err)
 	}
 	if s.db, err = sql.Open("sqlite", dsn+"&_query_only=1"); err != nil {
 		w.Close()
@@ -217,10 +217,21 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
-// endWrite ends a write (the caller holds writeMu): every checkpointEvery
-// writes it wakes the checkpointer, which checkpoints when it is not still
-// busy with the last one.
+// beginWrite starts a write: on SQLite it takes writeMu, which endWrite
+// releases; on PostgreSQL the database orders the writes.
+func (s *Store) beginWrite() {
+	if s.engine == EngineSQLite {
+		s.writeMu.Lock()
+	}
+}
+
+// endWrite ends a write begun by beginWrite: on SQLite, every
+// checkpointEvery writes it wakes the checkpointer, which checkpoints when
+// it is not still busy with the last one.
 func (s *Store) endWrite() {
+	if s.engine != EngineSQLite {
+		return
+	}
 	s.writes++
 	if s.writes%checkpointEvery == 0 && s.ckWake != nil {
 		select {
@@ -267,7 +278,7 @@ func (s *Store) prepare(ctx context.Context) error {
 			AND seq < COALESCE((SELECT MIN(seq) FROM messages WHERE session_id = ?1 AND role = ?4), ?3 + 1) ORDER BY seq`},
 		{s.db, &s.since, `SELECT body FROM messages WHERE session_id = ? AND seq > ? AND role != ? ORDER BY seq`},
 	} {
-		st, err := p.db.PrepareContext(ctx, p.query)
+		st, err := p.db.PrepareContext(ctx, s.rebind(p.query))
 		if err != nil {
 			return fmt.Errorf("preparing %q: %w", p.query, err)
 		}
@@ -279,6 +290,10 @@ func (s *Store) prepare(ctx context.Context) error {
 // Close closes the database (the checkpointer, once it is done, the
 // statements, then the connections).
 func (s *Store) Close() error {
+	if s.engine == EnginePostgres {
+		s.closeStmts()
+		return s.db.Close()
+	}
 	s.writeMu.Lock()
 	if s.ckWake != nil {
 		close(s.ckWake)
@@ -288,12 +303,7 @@ func (s *Store) Close() error {
 	if s.ckDone != nil {
 		<-s.ckDone
 	}
-	for _, st := range []*sql.Stmt{s.nextSeq, s.insertMessage, s.touchSession, s.updateMessage, s.setStatus,
-		s.session, s.messages, s.message, s.lastSummary, s.opening, s.since} {
-		if st != nil {
-			st.Close()
-		}
-	}
+	s.closeStmts()
 	var err error
 	if s.db != nil {
 		err = s.db.Close()
@@ -301,6 +311,17 @@ func (s *Store) Close() error {
 	return errors.Join(err, s.w.Close())
 }
 
+func (s *Store) closeStmts() {
+	for _, st := range []*sql.Stmt{s.nextSeq, s.insertMessage, s.touchSession, s.updateMessage, s.setStatus,
+		s.session, s.messages, s.message, s.lastSummary, s.opening, s.since} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// markInterrupted marks every running session interrupted: SQLite only,
+// at Open, before this server runs a turn.
 func (s *Store) markInterrupted(ctx context.Context) error {
 	if _, err := s.w.ExecContext(ctx, `UPDATE sessions SET status = ? WHERE status = ?`, SessionInterrupted, SessionRunning); err != nil {
 		return fmt.Errorf("store: %w", err)
@@ -313,7 +334,7 @@ func millis(t time.Time) int64 { return t.UnixMilli() }
 // CreateSession stores a new session; ID, tenant, status and times are
 // filled in when empty.
 func (s *Store) CreateSession(ctx context.Context, sess Session) (Session, error) {
-	s.writeMu.Lock()
+	s.beginWrite()
 	defer s.endWrite()
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	if sess.ID == "" {
@@ -326,8 +347,8 @@ func (s *Store) CreateSession(ctx context.Context, sess Session) (Session, error
 		sess.Status = SessionIdle
 	}
 	sess.CreatedAt, sess.UpdatedAt = now, now
-	_, err := s.w.ExecContext(ctx, `INSERT INTO sessions (id, tenant, parent_id, title, model, channel, status, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, sess.ID, sess.Tenant, sess.ParentID, sess.Title, sess.Model, sess.Channel, sess.Status, millis(now), millis(now))
+	_, err := s.w.ExecContext(ctx, s.rebind(`INSERT INTO sessions (id, tenant, parent_id, title, model, channel, status, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`), sess.ID, sess.Tenant, sess.ParentID, sess.Title, sess.Model, sess.Channel, sess.Status, millis(now), millis(now))
 	if err != nil {
 		return Session{}, fmt.Errorf("store: creating session: %w", err)
 	}
@@ -359,7 +380,7 @@ func (s *Store) Session(ctx context.Context, tenant, id string) (Session, error)
 
 // Sessions lists the tenant's sessions, newest first.
 func (s *Store) Sessions(ctx context.Context, tenant string) ([]Session, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE tenant = ? ORDER BY created_at DESC, id DESC`, tenant)
+	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT `+sessionColumns+` FROM sessions WHERE tenant = ? ORDER BY created_at DESC, id DESC`), tenant)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -377,9 +398,9 @@ func (s *Store) Sessions(ctx context.Context, tenant string) ([]Session, error) 
 
 // DeleteSession deletes the tenant's session and its messages.
 func (s *Store) DeleteSession(ctx context.Context, tenant, id string) error {
-	s.writeMu.Lock()
+	s.beginWrite()
 	defer s.endWrite()
-	res, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE id = ? AND tenant = ?`, id, tenant)
+	res, err := s.w.ExecContext(ctx, s.rebind(`DELETE FROM sessions WHERE id = ? AND tenant = ?`), id, tenant)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -391,7 +412,7 @@ func (s *Store) DeleteSession(ctx context.Context, tenant, id string) error {
 
 // SetStatus records a session's status.
 func (s *Store) SetStatus(ctx context.Context, id, status string) error {
-	s.writeMu.Lock()
+	s.beginWrite()
 	defer s.endWrite()
 	_, err := s.setStatus.ExecContext(ctx, status, millis(time.Now()), id)
 	if err != nil {
@@ -402,7 +423,7 @@ func (s *Store) SetStatus(ctx context.Context, id, status string) error {
 
 // AddUsage adds tokens to a session's usage.
 func (s *Store) AddUsage(ctx context.Context, id string, u chat.Usage) error {
-	s.writeMu.Lock()
+	s.beginWrite()
 	defer s.endWrite()
 	_, err := s.touchSession.ExecContext(ctx, u.Input, u.Output, millis(time.Now()), id)
 	if err != nil {
@@ -421,7 +442,7 @@ func (s *Store) AppendMessage(ctx context.Context, m *chat.Message) error {
 // session's, in the same transaction: a step's assistant message and its
 // tokens are stored together, or not at all.
 func (s *Store) AppendStep(ctx context.Context, m *chat.Message, usage chat.Usage) error {
-	s.writeMu.Lock()
+	s.beginWrite()
 	defer s.endWrite()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -437,7 +458,12 @@ func (s *Store) AppendStep(ctx context.Context, m *chat.Message, usage chat.Usag
 	return nil
 }
 
-// appendTx is AppendStep within tx; the caller holds writeMu.
+// appendTx is AppendStep within tx (on SQLite the caller holds writeMu).
+// The session's row is updated (its usage) before the next seq is read:
+// on PostgreSQL that UPDATE locks the row until the transaction ends, so a
+// concurrent append to the same session, from this node or another, reads
+// its seq only after this one committed (READ COMMITTED takes a new
+// snapshot per statement).
 func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, m *chat.Message, usage chat.Usage) error {
 	if m.ID == "" {
 		m.ID = chat.NewID("msg")
@@ -447,6 +473,9 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, m *chat.Message, usage
 	}
 	if m.Status == "" {
 		m.Status = chat.StatusComplete
+	}
+	if _, err := tx.StmtContext(ctx, s.touchSession).ExecContext(ctx, usage.Input, usage.Output, millis(time.Now()), m.SessionID); err != nil {
+		return fmt.Errorf("store: %w", err)
 	}
 	if err := tx.StmtContext(ctx, s.nextSeq).QueryRowContext(ctx, m.SessionID).Scan(&m.Seq); err != nil {
 		return fmt.Errorf("store: %w", err)
@@ -459,9 +488,6 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, m *chat.Message, usage
 		m.ID, m.SessionID, m.Seq, m.Role, m.Status, string(body), millis(m.CreatedAt)); err != nil {
 		return fmt.Errorf("store: appending message: %w", err)
 	}
-	if _, err := tx.StmtContext(ctx, s.touchSession).ExecContext(ctx, usage.Input, usage.Output, millis(time.Now()), m.SessionID); err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
 	return nil
 }
 
@@ -472,7 +498,7 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, m *chat.Message, usage
 // chat.Unfinished(call, why), in the calls' order, and returns what it
 // appended. The check and the appends are one transaction.
 func (s *Store) CloseOpenCalls(ctx context.Context, sessionID, why string) ([]chat.Message, error) {
-	s.writeMu.Lock()
+	s.beginWrite()
 	defer s.endWrite()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -481,8 +507,17 @@ func (s *Store) CloseOpenCalls(ctx context.Context, sessionID, why string) ([]ch
 	defer tx.Rollback()
 	// Only the tail matters: the last message that is not a tool result,
 	// and the results after it.
-	tail, err := scanMessages(tx.QueryContext(ctx, `SELECT body FROM messages WHERE session_id = ? AND seq >= COALESCE(
-		(SELECT MAX(seq) FROM messages WHERE session_id = ? AND role != ?), 0) ORDER BY seq`, sessionID, sessionID, chat.RoleTool))
+	// PostgreSQL: the session's row first (as appendTx does), so that
+	// another node's append waits until this transaction ends and the
+	// tail read is the tail appended to. SQLite's BEGIN IMMEDIATE already
+	// holds the database's write lock.
+	if s.engine == EnginePostgres {
+		if _, err := tx.StmtContext(ctx, s.touchSession).ExecContext(ctx, 0, 0, millis(time.Now()), sessionID); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+	}
+	tail, err := scanMessages(tx.QueryContext(ctx, s.rebind(`SELECT body FROM messages WHERE session_id = ? AND seq >= COALESCE(
+		(SELECT MAX(seq) FROM messages WHERE session_id = ? AND role != ?), 0) ORDER BY seq`), sessionID, sessionID, chat.RoleTool))
 	if err != nil {
 		return nil, err
 	}
@@ -506,7 +541,7 @@ func (s *Store) CloseOpenCalls(ctx context.Context, sessionID, why string) ([]ch
 
 // UpdateMessage rewrites a stored message (its hooks, status, text).
 func (s *Store) UpdateMessage(ctx context.Context, m *chat.Message) error {
-	s.writeMu.Lock()
+	s.beginWrite()
 	defer s.endWrite()
 	body, err := json.Marshal(m)
 	if err != nil {

@@ -221,10 +221,46 @@ func TestPageRunsATurnAndShowsItsTimeline(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#timeline li.call.tool li.step[data-hook="tool.execute.before"] > button`)),
 		chromedp.WaitVisible(chromedp.CSS(`#timeline li.call.tool li.step[data-hook="tool.execute.before"] .detail`)))
 	detail := value("the step's details", chromedp.Text(chromedp.CSS(`#timeline li.call.tool li.step[data-hook="tool.execute.before"] .detail`)))
-	for _, want := range []string{"audit", "echo hi", "[stamped]"} {
-		if !strings.Contains(detail, want) {
-			t.Errorf("the step's details lack %q: %q", want, detail)
+	if !strings.Contains(detail, "audit") {
+		t.Errorf("the step's details lack its plugin: %q", detail)
+	}
+	// A step's details show what that step received and returned, not the
+	// whole call's: the before hook saw the model's command and returned
+	// its rewrite, and never saw the after hook's stamp.
+	io := func(hook string) []string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#timeline li.call.tool li.step[data-hook="`+hook+`"] .detail pre')].map(p => p.textContent)`))
+		if err != nil {
+			t.Fatal(err)
 		}
+		return v
+	}
+	if got := io("tool.execute.before"); len(got) != 2 || !strings.Contains(got[0], `"command": "echo hi"`) ||
+		!strings.Contains(got[1], `"command": "echo hi there"`) || strings.Contains(strings.Join(got, ""), "[stamped]") {
+		t.Errorf("the before step's input and output: %q", got)
+	}
+	run("the after step opens its details",
+		chromedp.Click(chromedp.CSS(`#timeline li.call.tool li.step[data-hook="tool.execute.after"] > button`)),
+		chromedp.WaitVisible(chromedp.CSS(`#timeline li.call.tool li.step[data-hook="tool.execute.after"] .detail`)))
+	if got := io("tool.execute.after"); len(got) != 2 || !strings.Contains(got[0], "hi there") || strings.Contains(got[0], "[stamped]") ||
+		!strings.Contains(got[1], "[stamped]") {
+		t.Errorf("the after step's input and output: %q", got)
+	}
+
+	// A waterfall: each bar starts where its run started, so steps that ran
+	// one after another do not start at the same offset, and the time
+	// outside the hooks shows as gaps: PreToolUse, the question it asked,
+	// tool.execute.before, the tool's run, tool.execute.after.
+	type span struct{ Left, Width float64 }
+	bars, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]span](`Object.fromEntries([...document.querySelectorAll('#timeline li.call.tool li.step')].reverse()
+		.map(li => { const b = li.querySelector('.bar'); return [li.dataset.hook, { left: parseFloat(b.style.left), width: parseFloat(b.style.width) }]; }))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre, bef, aft := bars["PreToolUse"], bars["tool.execute.before"], bars["tool.execute.after"]
+	const gap = 0.01 // % of the call: far above rounding, far below a question's wait or a command's run
+	if !(bef.Left > pre.Left+pre.Width+gap && aft.Left > bef.Left+bef.Width+gap) {
+		t.Errorf("the bars (%% of the call) are not a waterfall with the waits between them: %+v", bars)
 	}
 
 	if bad := console.problems(); len(bad) > 0 {
@@ -301,6 +337,29 @@ func TestPageParsesEventFrames(t *testing.T) {
 	want := `[[{"id":"1-2","type":"x","data":"{\"a\":\n1}"},{"id":"1-3","type":"y","data":"{}"}],"id: 1-4\ndata: par",[{"id":"1-4","type":"message","data":"partial"}],""]`
 	if got != want {
 		t.Errorf("frames:\n got %s\nwant %s", got, want)
+	}
+}
+
+// The timeline places each run at its start; the runs of a later dispatch
+// listed with a call (AgentStop after a model call), which count from
+// their own start, come after the call's; runs stored without a start are
+// drawn one after another.
+func TestTimelinePlacesRunsAtTheirStart(t *testing.T) {
+	srv := serve(t, &events{})
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`import('/ui/timeline.js').then(m => JSON.stringify([
+		m.place([{hook: 'PreToolUse', startUs: 5, durationUs: 10}, {hook: 'tool.execute.before', startUs: 900, durationUs: 50}, {hook: 'tool.execute.after', startUs: 2000, durationUs: 30}]),
+		m.place([{hook: 'chat.params', startUs: 0, durationUs: 40}, {hook: 'chat.params', startUs: 40, durationUs: 60}, {hook: 'AgentStop', startUs: 0, durationUs: 7}, {hook: 'AgentStop', startUs: 7, durationUs: 3}]),
+		m.place([{hook: 'chat.params', durationUs: 40}, {hook: 'chat.params', durationUs: 60}]),
+	]))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `[[5,900,2000],[0,40,100,107],[0,40]]`; got != want {
+		t.Errorf("bars start at %s, want %s", got, want)
 	}
 }
 

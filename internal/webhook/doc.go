@@ -65,10 +65,11 @@
 // then fires again for the retry.
 //
 // With Options.Ledger (the server passes its database) every accepted
-// signature is also recorded there before anything runs, and loaded again
-// by New: a restarted server still refuses a replay. A signature that
-// cannot be recorded fails the delivery (500), as nothing would stop its
-// replay after a restart.
+// signature is also claimed there before anything runs, and loaded again
+// by New: a restarted server still refuses a replay, and so do the other
+// nodes sharing the database (a signature another node claimed first is
+// refused as a replay, 401). A signature that cannot be recorded fails
+// the delivery (500), as nothing would stop its replay after a restart.
 //
 // The replay window relies on the wall clock not stepping back by more than
 // the time since an entry was pruned.

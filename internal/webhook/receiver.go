@@ -69,13 +69,17 @@ type Options struct {
 
 // Ledger stores the signatures a Receiver accepted (see the package doc,
 // Replays and memory). *store.Store implements it on the server's
-// database.
+// database; Receivers of several nodes sharing one ledger refuse each
+// other's replays.
 type Ledger interface {
 	// Signatures returns the signatures of webhook that expire after now,
 	// each with its expiry (unix seconds).
 	Signatures(ctx context.Context, webhook string, now time.Time) (map[string]int64, error)
-	// RecordSignature records a signature until expires.
-	RecordSignature(ctx context.Context, webhook string, sig []byte, expires int64, now time.Time) error
+	// ClaimSignature records a signature until expires, atomically: fresh
+	// is true only for the first claimer of a signature whose record is
+	// not expired at now, false when it was recorded already (by this
+	// Receiver or another sharing the ledger).
+	ClaimSignature(ctx context.Context, webhook string, sig []byte, expires int64, now time.Time) (fresh bool, err error)
 	// ForgetSignature removes a signature, so that its delivery may come again.
 	ForgetSignature(ctx context.Context, webhook string, sig []byte) error
 }
@@ -234,16 +238,35 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rc.refuse(w, log, http.StatusTooManyRequests, fmt.Errorf("webhook: too many deliveries within %s; retry later", Tolerance))
 		return
 	}
+	if rc.ledger != nil {
+		// Claimed in the ledger before anything runs: a replay after a
+		// restart, or sent to another node, must find it. Not recorded,
+		// the delivery does not run, and the sender may retry.
+		fresh, err := rc.ledger.ClaimSignature(context.WithoutCancel(r.Context()), name, sig, expiresAt(ts), now)
+		if err != nil {
+			h.seen.release(sig)
+			err = fmt.Errorf("webhook: recording the signature: %w", err)
+			log.Warn("webhook: delivery failed; no turn started", "status", http.StatusInternalServerError, "error", err.Error())
+			httpjson.Error(w, http.StatusInternalServerError, err)
+			return
+		}
+		if !fresh {
+			// Another node (or this one before a restart whose record
+			// was not loaded yet) accepted it: a replay. It stays in
+			// memory, refused here from now on without the database.
+			rc.refuse(w, log, http.StatusUnauthorized, ErrReplayed)
+			return
+		}
+	}
 	if rc.verified != nil {
 		rc.verified(r.Context())
 	}
 	// From here on the signature is consumed, unless we fail (not the
 	// sender's doing) before the turn started: then the sender may retry.
-	recorded := false
 	fail := func(status int, err error) {
 		// The database first: once released in memory, a retry may claim
 		// and record the signature again, and must keep that record.
-		if recorded {
+		if rc.ledger != nil {
 			if ferr := rc.ledger.ForgetSignature(context.WithoutCancel(r.Context()), name, sig); ferr != nil {
 				log.Warn("webhook: a released signature stays recorded; a retry of this delivery will be refused", "error", ferr.Error())
 			}
@@ -251,15 +274,6 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.seen.release(sig)
 		log.Warn("webhook: delivery failed; no turn started", "status", status, "error", err.Error())
 		httpjson.Error(w, status, err)
-	}
-	if rc.ledger != nil {
-		// Recorded before anything runs: a replay after a restart must
-		// find it. Not recorded, the delivery does not run.
-		if err := rc.ledger.RecordSignature(context.WithoutCancel(r.Context()), name, sig, expiresAt(ts), now); err != nil {
-			fail(http.StatusInternalServerError, fmt.Errorf("webhook: recording the signature: %w", err))
-			return
-		}
-		recorded = true
 	}
 
 	// WebhookReceived.

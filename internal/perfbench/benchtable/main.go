@@ -129,7 +129,15 @@ func writeTable(w io.Writer, res results, build, size, command string) {
 		turn0, turn5 = "BenchmarkTurn/plugins=0", "BenchmarkTurn/plugins=5"
 		conc0, conc5 = "BenchmarkTurnConcurrent/plugins=0", "BenchmarkTurnConcurrent/plugins=5"
 		fresh0, zod  = "BenchmarkFreshProcess/plugins=0", "BenchmarkFreshProcess/zod=20"
+		sqlite1      = "BenchmarkCluster/store=sqlite,nodes=1"
+		pg1, pg2     = "BenchmarkCluster/store=postgres,nodes=1", "BenchmarkCluster/store=postgres,nodes=2"
+		idle         = "BenchmarkClusterEventsIdle"
 	)
+	nodes := func(bench string) string {
+		return res.format("%v steps/s (%v turns/s), turn p50 %v / p99 %v ms", fig(bench, "steps/s"), fig(bench, "turns/s"),
+			fig(bench, "ms-turn-p50"), fig(bench, "ms-turn-p99")) + res.opt(", CPU %v ms/step", fig(bench, "ms-cpu/step")) +
+			res.opt(" (waited %v ms/step for a CPU)", fig(bench, "ms-runqueue/step"))
+	}
 	if build == "" {
 		build = "not measured"
 	}
@@ -160,6 +168,17 @@ func writeTable(w io.Writer, res results, build, size, command string) {
 			"< 60 / < 80 MiB"},
 		{"`tool.execute.before` through 5 plugins that each return `{...input, args: {...}}`",
 			micro(res, "BenchmarkBeforePipeline5"), "< 25 µs"},
+		{"many nodes: 20 sessions running a 50-call turn at once, split between the nodes (PostgreSQL with fsync off, NATS, all on loopback)",
+			"1 node on SQLite: " + nodes(sqlite1) + "; 1 node on PostgreSQL + NATS: " + nodes(pg1) + "; 2 nodes on them: " + nodes(pg2) +
+				res.opt(" (/events clients resumed %v times a batch)", fig(pg2, "events-reconnects/batch")),
+			"measure"},
+		{"a turn's event (`turn.started`, `turn.finished`) from its publication on the node running the turn to another node's `/events`, p50 / p99",
+			"idle: " + res.format("%v / %v ms", fig(idle, "ms-event-p50"), fig(idle, "ms-event-p99")) +
+				res.opt(" (after the client has the turn's answer: %v / %v ms)", fig(idle, "ms-answer-to-event-p50"), fig(idle, "ms-answer-to-event-p99")) +
+				"; under the 20 sessions on 2 nodes: " + res.format("%v / %v ms", fig(pg2, "ms-event-p50"), fig(pg2, "ms-event-p99")) +
+				res.opt(" (its own node's `/events`: %v / %v ms)", fig(pg2, "ms-event-own-p50"), fig(pg2, "ms-event-own-p99")) +
+				"; 1 node on SQLite, its own `/events`: " + res.format("%v / %v ms", fig(sqlite1, "ms-event-own-p50"), fig(sqlite1, "ms-event-own-p99")),
+			"measure"},
 		{"cold `go build ./cmd/podcode` (empty GOCACHE, module cache warm)", build, "measure; cut it if a dependency choice allows"},
 	}
 	fmt.Fprintln(w, "| figure (fresh `podcode serve`, fake model over HTTP) | measured | goal |")

@@ -1,9 +1,8 @@
 // The turn timeline: for each model call and each tool call, the hooks
 // that ran around it (the message's "hooks", in the order they ran) as a
-// waterfall. The API records each step's duration, not when it started;
-// the hooks of one call run one after another, so each bar is drawn where
-// the one before it ended (time outside the hooks, such as the tool's own
-// execute or a wait for a permission answer, is not drawn).
+// waterfall. Each bar starts at the run's startUs, counted from the start
+// of the call (see place); the gaps between bars are the time outside the
+// hooks, such as the tool's own execute or a wait for a permission answer.
 
 import { h, pretty, duration } from './dom.js';
 
@@ -32,7 +31,8 @@ function title(m, n) {
 }
 
 // context is what the API keeps of the call a message's hooks ran around:
-// its input and its output, redacted as everywhere.
+// its input and its output, redacted as everywhere (shown for a lifecycle
+// handler, whose own payload the API does not keep).
 function context(m, byCall) {
   if (m.role === 'tool' && m.result) {
     const call = byCall.get(m.result.callID);
@@ -49,6 +49,37 @@ function context(m, byCall) {
   return [];
 }
 
+// io is what a pipeline step received and returned, as the API recorded
+// it (redacted, and cut when long).
+function io(run) {
+  const none = run.outcome === 'unchanged' ? '(nothing: the value went on unchanged)' : '(nothing: its contribution was dropped)';
+  return [['Input (what this step received)', run.input ? pretty(run.input) : '(not recorded)'],
+    ['Output (what this step returned)', run.output ? pretty(run.output) : none]];
+}
+
+// place returns where each run's bar starts, in µs after the start of the
+// call: its startUs. The runs of a dispatch that came later and counts
+// from its own start (such as AgentStop after a model call: its startUs is
+// before the end of the run listed before it) are placed after all that
+// came before; a run stored without startUs where the one before it ended.
+export function place(runs) {
+  let base = 0;
+  let end = 0;
+  let prev = null;
+  return runs.map((r) => {
+    const dur = Math.max(r.durationUs, 0);
+    let at = end;
+    if (typeof r.startUs === 'number') {
+      if (prev && typeof prev.startUs === 'number' &&
+          (r.startUs < prev.startUs || (r.hook !== prev.hook && base + r.startUs < prev.at + prev.dur))) base = end;
+      at = base + Math.max(r.startUs, 0);
+    }
+    prev = { startUs: r.startUs, at, dur };
+    end = Math.max(end, at + dur);
+    return at;
+  });
+}
+
 function step(run, i, start, scale, m, byCall) {
   const id = `step-${m.id}-${i}`;
   const bad = flag(run);
@@ -56,14 +87,17 @@ function step(run, i, start, scale, m, byCall) {
     h('dl', {},
       ...[['kind', run.kind], ['hook', run.hook], [run.kind === 'pipeline' ? 'plugin' : 'source', run.source],
         ['layer', run.layer], ['outcome', run.outcome], ['decision', run.decision], ['reason', run.message], ['error', run.error],
-        ['duration', duration(run.durationUs)], ['hook time before it', duration(start)]]
+        ['starts', `${duration(start)} after the call's start`], ['duration', duration(run.durationUs)]]
         .filter(([, v]) => v !== undefined && v !== '')
         .flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
-    h('p', { class: 'note' }, 'The API records what each step did and how long it took, not the values it was given or returned; below is what it ran around.'),
-    ...context(m, byCall).flatMap(([label, text]) => [h('h5', {}, label), h('pre', {}, text)]));
+    run.kind === 'pipeline'
+      ? io(run).flatMap(([label, text]) => [h('h5', {}, label), h('pre', { class: 'io' }, text)])
+      : [h('p', { class: 'note' }, 'The API records what a lifecycle handler decided and why, not the payload it was given; below is the call it ran around.'),
+        ...context(m, byCall).flatMap(([label, text]) => [h('h5', {}, label), h('pre', {}, text)])]);
   const bar = h('span', { class: 'bar' });
   bar.style.left = `${(start / scale) * 100}%`;
   bar.style.width = `${(Math.max(run.durationUs, 0) / scale) * 100}%`;
+  bar.dataset.start = String(start);
   const button = h('button', { type: 'button', 'aria-expanded': 'false', 'aria-controls': id,
     onclick: () => {
       const open = button.getAttribute('aria-expanded') !== 'true';
@@ -89,13 +123,9 @@ export function render(list, messages) {
     const runs = m.hooks || [];
     if (!runs.length && m.role !== 'assistant' && m.role !== 'tool') continue;
     const total = runs.reduce((s, r) => s + Math.max(r.durationUs, 0), 0);
-    const scale = Math.max(total, 1);
-    let at = 0;
-    const steps = runs.map((r, i) => {
-      const li = step(r, i, at, scale, m, byCall);
-      at += Math.max(r.durationUs, 0);
-      return li;
-    });
+    const starts = place(runs);
+    const scale = Math.max(1, ...runs.map((r, i) => starts[i] + Math.max(r.durationUs, 0)));
+    const steps = runs.map((r, i) => step(r, i, starts[i], scale, m, byCall));
     const head = h('h4', {}, title(m, n), ' ', h('span', { class: 'total' }, runs.length ? `${runs.length} hook${runs.length === 1 ? '' : 's'}, ${duration(total)}` : 'no hooks ran'));
     items.push(h('li', { class: `call ${m.role}`, 'data-message': m.id }, head,
       runs.length ? h('ol', { class: 'steps' }, steps) : null));

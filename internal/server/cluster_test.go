@@ -1,0 +1,150 @@
+package server
+
+import (
+	"context"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/podcode/podcode/internal/agent"
+	"github.com/podcode/podcode/internal/apptest"
+	"github.com/podcode/podcode/internal/bus"
+	"github.com/podcode/podcode/internal/cluster"
+	"github.com/podcode/podcode/internal/config"
+	"github.com/podcode/podcode/internal/cron"
+	"github.com/podcode/podcode/internal/enginetest"
+	"github.com/podcode/podcode/internal/store"
+	"github.com/podcode/podcode/plugin"
+)
+
+// clusterNode is a server that is node name of the deployment on the
+// PostgreSQL database pg and the NATS server nats, with stream as its
+// event stream; its Go hooks count the CronFired dispatches in fired.
+func clusterNode(t *testing.T, name, pg, nats, stream string, fired *atomic.Int32, tokens ...config.TenantToken) (*Server, *apptest.Logs) {
+	t.Helper()
+	a, logs := apptest.Boot(t, apptest.Project{Hooks: func(d *plugin.Dispatcher) error {
+		return d.Register(plugin.HookCronFired, func(context.Context, *plugin.HookPayload) (*plugin.HookResult, error) {
+			fired.Add(1)
+			return nil, nil
+		})
+	}})
+	st, err := store.OpenPostgres(t.Context(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	remote, err := bus.Join(t.Context(), a.Bus, nats, bus.JoinOptions{Node: name, Stream: stream})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { remote.Close() })
+	ag := agent.New(a, st)
+	ag.JoinCluster(cluster.New(st, remote, cluster.Options{Name: name}))
+	s := New(ag, "api-token", tokens...)
+	t.Cleanup(s.Wait)
+	return s, logs
+}
+
+// covers L1: on two nodes, three ticks of a job fire CronFired three times
+// and run three turns, not six.
+func TestCronTicksOnceAcrossNodes(t *testing.T) {
+	pg, nats, stream := enginetest.Postgres(t), enginetest.NATS(t), enginetest.Prefix()
+	var fired atomic.Int32
+	a, logsA := clusterNode(t, "a", pg, nats, stream, &fired)
+	b, logsB := clusterNode(t, "b", pg, nats, stream, &fired)
+	var turns atomic.Int32
+	for _, s := range []*Server{a, b} {
+		s.Agent.App.Bus.Subscribe(agent.EventTurnFinished, "test", func(bus.Event) { turns.Add(1) })
+	}
+	// Both schedulers start at the same instant and tick every minute:
+	// each stepClock runs three ticks, 09:01, 09:02 and 09:03, then waits.
+	start := time.Date(2026, 12, 2, 9, 0, 30, 0, time.UTC)
+	jobs := []config.CronJob{{Name: "digest", Schedule: "* * * * *", Prompt: "summarise"}}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var scheds []*cron.Scheduler
+	for _, s := range []*Server{a, b} {
+		sched, err := s.StartCron(ctx, jobs, &limitClock{stepClock: stepClock{now: start}, until: start.Add(3 * time.Minute)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scheds = append(scheds, sched)
+	}
+	// Each tick is taken by the node that claimed it (which runs it, or
+	// skips it while its previous run goes on: the overlap rule) and passed
+	// over by the other: once both counts reach three, every tick of both
+	// nodes has been decided.
+	const passed, started, overlapped = "cron: another node fires this tick", "cron: run started", "cron: the previous run is still going; tick skipped"
+	count := func(msg string) int { return logsA.Count(msg) + logsB.Count(msg) }
+	deadline := time.Now().Add(30 * time.Second)
+	for (count(passed) < 3 || count(started)+count(overlapped) < 3) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	for turns.Load() < int32(count(started)) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, sched := range scheds {
+		sched.Stop()
+	}
+	if n := count(passed); n != 3 {
+		t.Errorf("the nodes passed over %d ticks, want 3 (one of each pair)", n)
+	}
+	if n := count(started) + count(overlapped); n != 3 {
+		t.Errorf("the nodes took %d ticks, want 3", n)
+	}
+	if n, want := turns.Load(), int32(count(started)); n != want || n == 0 {
+		t.Errorf("%d turns ran for %d runs started", n, want)
+	}
+	if n := fired.Load(); n != 3 {
+		t.Errorf("CronFired fired %d times across the nodes, want 3", n)
+	}
+}
+
+// limitClock is a stepClock that stops at until: its timers past it never
+// fire.
+type limitClock struct {
+	stepClock
+	until time.Time
+}
+
+func (c *limitClock) NewTimer(d time.Duration) cron.Timer {
+	c.mu.Lock()
+	past := c.now.Add(max(d, 0)).After(c.until)
+	c.mu.Unlock()
+	if past {
+		return stepTimer{make(chan time.Time)}
+	}
+	return c.stepClock.NewTimer(d)
+}
+
+// A permission answer posted to another node reaches the question only
+// with the tenant that owns it: another tenant's answer is a 404 there
+// too, and the question still waits.
+func TestPermissionAnswerCrossesNodesOnlyForItsTenant(t *testing.T) {
+	pg, nats, stream := enginetest.Postgres(t), enginetest.NATS(t), enginetest.Prefix()
+	var fired atomic.Int32
+	tokens := []config.TenantToken{{Token: "tok-one", TenantID: 1, UserID: "ann"}, {Token: "tok-two", TenantID: 2, UserID: "bob"}}
+	a, _ := clusterNode(t, "a", pg, nats, stream, &fired, tokens...)
+	b, _ := clusterNode(t, "b", pg, nats, stream, &fired, tokens...)
+	answer := make(chan bool, 1)
+	a.mu.Lock()
+	a.questions["perm_1"] = question{tenant: store.TenantKey(1), answer: answer}
+	a.mu.Unlock()
+	srv := httptest.NewServer(b.Handler())
+	defer srv.Close()
+	if code, body := call(t, srv, "POST", "/permissions/perm_1", "tok-two", `{"allow": true}`); code != 404 {
+		t.Fatalf("tenant 2 answered tenant 1's question on another node: %d %v", code, body)
+	}
+	select {
+	case v := <-answer:
+		t.Fatalf("the question got %v from another tenant", v)
+	default:
+	}
+	if code, body := call(t, srv, "POST", "/permissions/perm_1", "tok-one", `{"allow": true}`); code != 200 {
+		t.Fatalf("tenant 1's answer on node b: %d %v", code, body)
+	}
+	if v := <-answer; !v {
+		t.Fatal("the answer arrived as a no")
+	}
+}

@@ -1,0 +1,125 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Turn leases: on a database several nodes share, the node that runs a
+// session's turn holds the session's lease (the columns turn_node and
+// turn_until, unix ms) from ClaimTurn until ReleaseTurn, renewing it
+// (RenewTurns) well before it expires. A lease that expired is a dead
+// node's: ReapTurns marks its session interrupted, and any node may claim
+// it. The times are the nodes' clocks.
+
+// ErrLeased is returned by ClaimTurn for a session whose lease another
+// node holds; the error says which.
+var ErrLeased = errors.New("turn leased by another node")
+
+// ClaimTurn takes the lease of session sessionID's turn for node until
+// until, when nobody holds it, its lease expired, or node holds it
+// already (then it is extended). Otherwise it returns an error wrapping
+// ErrLeased that names the holder; ErrNotFound for no such session. The
+// check and the take are one UPDATE: of nodes claiming at once, one wins.
+func (s *Store) ClaimTurn(ctx context.Context, sessionID, node string, until time.Time) error {
+	if node == "" {
+		return fmt.Errorf("store: claiming the turn of session %s: empty node name", sessionID)
+	}
+	s.beginWrite()
+	defer s.endWrite()
+	res, err := s.w.ExecContext(ctx, s.rebind(`UPDATE sessions SET turn_node = ?1, turn_until = ?2
+		WHERE id = ?3 AND (turn_node = '' OR turn_node = ?1 OR turn_until < ?4)`), node, millis(until), sessionID, millis(time.Now()))
+	if err != nil {
+		return fmt.Errorf("store: claiming the turn of session %s: %w", sessionID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("store: claiming the turn of session %s: %w", sessionID, err)
+	} else if n == 1 {
+		return nil
+	}
+	var holder string
+	var held int64
+	err = s.w.QueryRowContext(ctx, s.rebind(`SELECT turn_node, turn_until FROM sessions WHERE id = ?`), sessionID).Scan(&holder, &held)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("store: claiming the turn of session %s: %w", sessionID, err)
+	}
+	return fmt.Errorf("session %s: %w: node %q holds it until %s", sessionID, ErrLeased, holder,
+		time.UnixMilli(held).UTC().Format(time.RFC3339Nano))
+}
+
+// RenewTurns extends every lease node holds until until, and returns the
+// sessions whose leases those are: a session the node thinks it holds and
+// that is not among them was taken from it (its lease expired and another
+// node reaped or claimed it). A node calls it periodically while it lives,
+// well within the leases' length.
+func (s *Store) RenewTurns(ctx context.Context, node string, until time.Time) ([]string, error) {
+	if node == "" {
+		return nil, errors.New("store: renewing turn leases: empty node name")
+	}
+	s.beginWrite()
+	defer s.endWrite()
+	rows, err := s.w.QueryContext(ctx, s.rebind(`UPDATE sessions SET turn_until = ? WHERE turn_node = ? RETURNING id`), millis(until), node)
+	if err != nil {
+		return nil, fmt.Errorf("store: renewing the turn leases of node %s: %w", node, err)
+	}
+	defer rows.Close()
+	var held []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: renewing the turn leases of node %s: %w", node, err)
+		}
+		held = append(held, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: renewing the turn leases of node %s: %w", node, err)
+	}
+	return held, nil
+}
+
+// ReleaseTurn clears session sessionID's lease if node holds it; a lease
+// another node holds (node's expired and was claimed) is left alone.
+func (s *Store) ReleaseTurn(ctx context.Context, sessionID, node string) error {
+	s.beginWrite()
+	defer s.endWrite()
+	if _, err := s.w.ExecContext(ctx, s.rebind(`UPDATE sessions SET turn_node = '', turn_until = 0 WHERE id = ? AND turn_node = ?`), sessionID, node); err != nil {
+		return fmt.Errorf("store: releasing the turn of session %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+// ReapTurns marks interrupted the running sessions whose lease expired
+// before now (their node died, or stopped renewing), clearing the lease,
+// and returns them as they are then, so that the caller can announce it.
+// One statement: of nodes reaping at once, each session is returned to
+// one. A running session without a lease (a SQLite server's, which Open
+// handles) is left alone.
+func (s *Store) ReapTurns(ctx context.Context, now time.Time) ([]Session, error) {
+	s.beginWrite()
+	defer s.endWrite()
+	rows, err := s.w.QueryContext(ctx, s.rebind(`UPDATE sessions SET status = ?, turn_node = '', turn_until = 0, updated_at = ?
+		WHERE status = ? AND turn_node != '' AND turn_until < ? RETURNING `+sessionColumns),
+		SessionInterrupted, millis(time.Now()), SessionRunning, millis(now))
+	if err != nil {
+		return nil, fmt.Errorf("store: reaping expired turns: %w", err)
+	}
+	defer rows.Close()
+	var out []Session
+	for rows.Next() {
+		sess, err := scanSession(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: reaping expired turns: %w", err)
+		}
+		out = append(out, sess)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: reaping expired turns: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,200 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// A turn's lease is one node's until it expires or is released: another
+// node's claim fails with ErrLeased naming the holder; the holder's own
+// claim extends it; an expired lease is anyone's.
+func TestClaimTurnIsExclusiveUntilExpired(t *testing.T) {
+	eachEngine(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		a, b := db.open(t), db.open(t)
+		sess, _ := a.CreateSession(ctx, Session{})
+		hour := time.Now().Add(time.Hour)
+		if err := a.ClaimTurn(ctx, sess.ID, "node-a", hour); err != nil {
+			t.Fatal(err)
+		}
+		err := b.ClaimTurn(ctx, sess.ID, "node-b", hour)
+		if !errors.Is(err, ErrLeased) || !strings.Contains(err.Error(), `"node-a"`) {
+			t.Fatalf("a claim of a held lease: %v, want ErrLeased naming node-a", err)
+		}
+		if err := a.ClaimTurn(ctx, sess.ID, "node-a", hour.Add(time.Hour)); err != nil {
+			t.Fatalf("the holder's claim again: %v", err)
+		}
+		if err := b.ClaimTurn(ctx, "ses_nope", "node-b", hour); !errors.Is(err, ErrNotFound) {
+			t.Errorf("a claim of no session: %v", err)
+		}
+		// node-a's lease runs out (it stopped renewing).
+		if err := a.ClaimTurn(ctx, sess.ID, "node-a", time.Now().Add(-time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.ClaimTurn(ctx, sess.ID, "node-b", hour); err != nil {
+			t.Fatalf("a claim of an expired lease: %v", err)
+		}
+		if err := a.ClaimTurn(ctx, sess.ID, "node-a", hour); !errors.Is(err, ErrLeased) {
+			t.Errorf("the old holder took the lease back: %v", err)
+		}
+	})
+}
+
+// Of many nodes claiming a free lease at once, one gets it.
+func TestConcurrentClaimTurnOneWins(t *testing.T) {
+	eachEngine(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		nodes := []*Store{db.open(t), db.open(t)}
+		sess, _ := nodes[0].CreateSession(ctx, Session{})
+		var won, leased atomic.Int32
+		var wg sync.WaitGroup
+		for i := range 16 {
+			wg.Go(func() {
+				err := nodes[i%2].ClaimTurn(ctx, sess.ID, "node-"+string(rune('a'+i)), time.Now().Add(time.Hour))
+				switch {
+				case err == nil:
+					won.Add(1)
+				case errors.Is(err, ErrLeased):
+					leased.Add(1)
+				default:
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if won.Load() != 1 || leased.Load() != 15 {
+			t.Fatalf("%d claims won, %d refused; want 1 and 15", won.Load(), leased.Load())
+		}
+	})
+}
+
+// RenewTurns extends every lease of its node, and only those.
+func TestRenewTurnsExtendsTheNodesLeases(t *testing.T) {
+	eachEngine(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		s := db.open(t)
+		past, hour := time.Now().Add(-time.Second), time.Now().Add(time.Hour)
+		var ids []string
+		for _, node := range []string{"node-a", "node-a", "node-c"} {
+			sess, _ := s.CreateSession(ctx, Session{})
+			if err := s.ClaimTurn(ctx, sess.ID, node, past); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, sess.ID)
+		}
+		held, err := s.RenewTurns(ctx, "node-a", hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Sort(held); !slices.Equal(held, slices.Sorted(slices.Values(ids[:2]))) {
+			t.Errorf("renewed %v, want node-a's %v", held, ids[:2])
+		}
+		for _, id := range ids[:2] {
+			if err := s.ClaimTurn(ctx, id, "node-b", hour); !errors.Is(err, ErrLeased) {
+				t.Errorf("session %s: a renewed lease was taken: %v", id, err)
+			}
+		}
+		if err := s.ClaimTurn(ctx, ids[2], "node-b", hour); err != nil {
+			t.Errorf("another node's expired lease was renewed: %v", err)
+		}
+	})
+}
+
+// ReleaseTurn frees the lease of its holder only.
+func TestReleaseTurnOnlyByTheHolder(t *testing.T) {
+	eachEngine(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		s := db.open(t)
+		sess, _ := s.CreateSession(ctx, Session{})
+		hour := time.Now().Add(time.Hour)
+		if err := s.ClaimTurn(ctx, sess.ID, "node-a", hour); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ReleaseTurn(ctx, sess.ID, "node-b"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ClaimTurn(ctx, sess.ID, "node-b", hour); !errors.Is(err, ErrLeased) {
+			t.Fatalf("released by another node: %v", err)
+		}
+		if err := s.ReleaseTurn(ctx, sess.ID, "node-a"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ClaimTurn(ctx, sess.ID, "node-b", hour); err != nil {
+			t.Fatalf("after the holder released it: %v", err)
+		}
+	})
+}
+
+// ReapTurns interrupts the running sessions whose lease expired, once,
+// with their tenant, clearing the lease; live leases, idle sessions and
+// running sessions without a lease are left alone.
+func TestReapTurnsInterruptsExpiredRunningSessions(t *testing.T) {
+	eachEngine(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		nodes := []*Store{db.open(t), db.open(t)}
+		s := nodes[0]
+		now := time.Now()
+		mk := func(status, node string, until time.Time) string {
+			sess, err := s.CreateSession(ctx, Session{Tenant: "7", Status: status})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if node != "" {
+				if err := s.ClaimTurn(ctx, sess.ID, node, until); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return sess.ID
+		}
+		dead1 := mk(SessionRunning, "node-dead", now.Add(-time.Minute))
+		dead2 := mk(SessionRunning, "node-dead", now.Add(-time.Second))
+		live := mk(SessionRunning, "node-live", now.Add(time.Hour))
+		idle := mk(SessionIdle, "node-dead", now.Add(-time.Minute))
+		unleased := mk(SessionRunning, "", time.Time{})
+
+		// Two nodes reap at once: each session is returned to one.
+		var mu sync.Mutex
+		var reaped []Session
+		var wg sync.WaitGroup
+		for _, n := range nodes {
+			wg.Go(func() {
+				got, err := n.ReapTurns(ctx, now)
+				if err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				reaped = append(reaped, got...)
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		ids := map[string]bool{}
+		for _, r := range reaped {
+			if r.Status != SessionInterrupted || r.Tenant != "7" || ids[r.ID] {
+				t.Errorf("reaped %+v", r)
+			}
+			ids[r.ID] = true
+		}
+		if len(reaped) != 2 || !ids[dead1] || !ids[dead2] {
+			t.Fatalf("reaped %v, want %s and %s", ids, dead1, dead2)
+		}
+		for id, want := range map[string]string{dead1: SessionInterrupted, live: SessionRunning, idle: SessionIdle, unleased: SessionRunning} {
+			if got, _ := s.Session(ctx, "7", id); got.Status != want {
+				t.Errorf("session %s: %s, want %s", id, got.Status, want)
+			}
+		}
+		// The lease is cleared: any node may run the session's next turn.
+		if err := s.ClaimTurn(ctx, dead1, "node-b", now.Add(time.Hour)); err != nil {
+			t.Errorf("claiming a reaped session: %v", err)
+		}
+		if again, err := s.ReapTurns(ctx, now); err != nil || len(again) != 0 {
+			t.Errorf("reaped twice: %v %v", again, err)
+		}
+	})
+}
