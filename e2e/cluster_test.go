@@ -28,7 +28,7 @@ func clusterHome(t *testing.T, node, pg, nats, stream string, more ...map[string
 	settings := map[string]any{
 		"store":      map[string]any{"url": pg},
 		"bus":        map[string]any{"url": nats, "stream": stream},
-		"cluster":    map[string]any{"node": node, "lease_ms": 1500},
+		"cluster":    map[string]any{"node": node, "lease_ms": 5000},
 		"permission": map[string]any{"bash": "ask"},
 		"webhooks":   map[string]any{"ci": map[string]any{"secret": clusterSecret, "prompt": "CI says: {{.Body}}"}},
 	}
@@ -306,26 +306,63 @@ func TestTwoNodesCronOnce(t *testing.T) {
 	job := map[string]any{"cron": []any{map[string]any{"name": "tick", "schedule": "* * * * *", "prompt": "tick"}}}
 	a := start(t, dir, clusterHome(t, "cron-a", pg, nats, stream, job))
 	b := start(t, dir, clusterHome(t, "cron-b", pg, nats, stream, job))
-	// Both nodes are up from here: the three ticks are the first three
-	// minutes after now, and the fourth is 50 s after the end.
+	// Both nodes are up from here. The three ticks counted are the first
+	// three minutes after now (a tick while b was starting ran on a alone,
+	// before now); the fourth is 50 s after the end.
 	up := time.Now()
-	third := up.Truncate(time.Minute).Add(3 * time.Minute)
-	time.Sleep(time.Until(third.Add(10 * time.Second)))
+	first := up.Truncate(time.Minute).Add(time.Minute)
+	time.Sleep(time.Until(first.Add(2*time.Minute + 10*time.Second)))
 	a.kill()
 	b.kill()
 	c := start(t, dir, clusterHome(t, "cron-c", pg, nats, stream))
 	var sessions []struct {
-		Title   string
-		Channel string
+		Title     string
+		Channel   string
+		CreatedAt time.Time
 	}
 	c.do("GET", "/sessions", nil, &sessions)
 	runs := 0
 	for _, s := range sessions {
-		if s.Channel == "cron" && s.Title == "cron tick" {
+		if s.Channel == "cron" && s.Title == "cron tick" && !s.CreatedAt.Before(first) {
 			runs++
 		}
 	}
 	if runs != 3 {
 		t.Errorf("three ticks on two nodes ran %d turns, want 3 (sessions: %+v)", runs, sessions)
+	}
+}
+
+// One node on PostgreSQL without a bus (store.url alone) holds its turns'
+// leases too: killed mid-turn and started again, it finds the turn
+// interrupted once the lease ran out, and the session goes on.
+func TestOneNodeOnPostgresKilledMidTurn(t *testing.T) {
+	pg := enginetest.Postgres(t)
+	dir := apptest.Dir(t, apptest.Project{Files: map[string]string{"notes.txt": "x\n"}})
+	home := clusterHome(t, "solo", pg, "", "", map[string]any{"bus": map[string]any{}, "permission": map[string]any{}})
+	a := start(t, dir, home)
+	ev := a.follow("")
+	var sess struct{ ID string }
+	a.do("POST", "/sessions", nil, &sess)
+	if code := a.do("POST", "/sessions/"+sess.ID+"/messages", map[string]any{"text": `/tool bash {"command": "sleep 30"}`, "async": true}, nil); code != 202 {
+		t.Fatalf("async turn: %d", code)
+	}
+	ev.wait(t, "the call started", ofType("tool.call.started", sess.ID))
+	a.kill()
+	a = start(t, dir, home)
+	var got struct{ Status string }
+	deadline := time.Now().Add(30 * time.Second)
+	for a.do("GET", "/sessions/"+sess.ID, nil, &got); got.Status != "interrupted" && time.Now().Before(deadline); a.do("GET", "/sessions/"+sess.ID, nil, &got) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got.Status != "interrupted" {
+		t.Fatalf("after the kill the session is %q, want interrupted", got.Status)
+	}
+	var msgs []message
+	if code := a.do("POST", "/sessions/"+sess.ID+"/messages", map[string]any{"text": "carry on"}, nil); code != 200 {
+		t.Fatalf("the session did not go on: %d", code)
+	}
+	a.do("GET", "/sessions/"+sess.ID+"/messages", nil, &msgs)
+	if last := msgs[len(msgs)-1]; last.Role != "assistant" || !strings.Contains(last.Text, "carry on") {
+		t.Errorf("the turn after the kill: last message %+v", last)
 	}
 }

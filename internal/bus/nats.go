@@ -15,6 +15,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/podcode/podcode/internal/logging"
 )
 
 // JoinOptions says how a node joins a deployment. Every node of a
@@ -138,7 +140,7 @@ func Join(ctx context.Context, b *Bus, url string, o JoinOptions) (*Remote, erro
 			}
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
-			log.Info("bus: reconnected to the NATS server", "server", nc.ConnectedUrlRedacted())
+			log.Info("bus: reconnected to the NATS server", "server", logging.RedactURL(nc.ConnectedUrl()))
 		}),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 			log.Warn("bus: NATS error", "error", err)
@@ -149,7 +151,7 @@ func Join(ctx context.Context, b *Bus, url string, o JoinOptions) (*Remote, erro
 	}
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("bus: join: connecting to NATS at %s: %w", redactURL(url), err)
+		return nil, fmt.Errorf("bus: join: connecting to NATS at %s: %w", logging.RedactURL(url), err)
 	}
 	r.nc = nc
 	js, err := jetstream.New(nc)
@@ -208,7 +210,7 @@ func Join(ctx context.Context, b *Bus, url string, o JoinOptions) (*Remote, erro
 		r.Close()
 		return nil, fmt.Errorf("bus: join: taking the stream %s's latest events: %w", o.Stream, ctx.Err())
 	}
-	log.Info("bus: joined the deployment", "server", nc.ConnectedUrlRedacted(), "epoch", epoch, "from", start)
+	log.Info("bus: joined the deployment", "server", logging.RedactURL(nc.ConnectedUrl()), "epoch", epoch, "from", start)
 	return r, nil
 }
 
@@ -442,18 +444,4 @@ func (r *Remote) askSubject(name string) (string, error) {
 		return "", fmt.Errorf("bus: %q is not a request name (dot-separated words without spaces, * or >)", name)
 	}
 	return r.ask + name, nil
-}
-
-// redactURL is url without its password, for errors.
-func redactURL(url string) string {
-	scheme, rest, ok := strings.Cut(url, "://")
-	if !ok {
-		return url
-	}
-	if at := strings.LastIndex(rest, "@"); at >= 0 {
-		if user, _, ok := strings.Cut(rest[:at], ":"); ok {
-			return scheme + "://" + user + ":xxxxx" + rest[at:]
-		}
-	}
-	return url
 }

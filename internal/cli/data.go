@@ -10,6 +10,7 @@ import (
 
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/config"
+	"github.com/podcode/podcode/internal/logging"
 	"github.com/podcode/podcode/internal/sandbox"
 	"github.com/podcode/podcode/internal/store"
 )
@@ -40,9 +41,9 @@ func openStore(ctx context.Context, a *app.App) (*store.Store, error) {
 		// The user's PostgreSQL database (store.url): nothing to adopt.
 		st, err := store.OpenPostgres(ctx, config.ExpandEnv(u))
 		if err != nil {
-			return nil, fmt.Errorf("store.url %s: %w", config.RedactURL(u), err)
+			return nil, fmt.Errorf("store.url %s: %w", logging.RedactURL(u), err)
 		}
-		a.Log.Debug("store: opened", "database", config.RedactURL(u))
+		a.Log.Debug("store: opened", "database", logging.RedactURL(u))
 		return st, nil
 	}
 	ad, err := store.Adopt(a.Cwd, a.DataDir)

@@ -49,7 +49,7 @@ const AskTimeout = 2 * time.Second
 // Leases are the store's turn leases (store.Store implements them).
 type Leases interface {
 	ClaimTurn(ctx context.Context, sessionID, node string, until time.Time) error
-	RenewTurns(ctx context.Context, node string, until time.Time) (held []string, err error)
+	RenewTurns(ctx context.Context, node string, ids []string, until time.Time) (renewed []string, err error)
 	ReleaseTurn(ctx context.Context, sessionID, node string) error
 	ReapTurns(ctx context.Context, now time.Time) ([]store.Session, error)
 }
@@ -64,7 +64,9 @@ type Messenger interface {
 	Ask(ctx context.Context, name string, req []byte) (resp []byte, ok bool, err error)
 }
 
-// Options configure a Node.
+// Options configure a Node. A Node made with a nil Messenger is the only
+// node on its store (store.url without bus.url): it holds leases and reaps
+// the turns a crash left, and asks no other node.
 type Options struct {
 	Name  string        // the node's name; DefaultName() when empty
 	Lease time.Duration // DefaultLease when zero
@@ -84,9 +86,13 @@ type Node struct {
 	reaped func(store.Session)
 
 	mu   sync.Mutex
-	held map[string]context.CancelFunc // the leases this node holds: their turns' cancels
+	held map[string]*held // the leases this node holds, by session
+}
 
-	lastRenewed time.Time // see renew
+// held is a lease this node holds.
+type held struct {
+	cancel context.CancelFunc // ends the turn
+	until  time.Time          // when the lease ends unless renewed
 }
 
 // DefaultName is a node's name when cluster.node is not set: the host
@@ -102,7 +108,7 @@ func DefaultName() string {
 // New returns the node; start its renewals and reaper with Run.
 func New(leases Leases, msg Messenger, o Options) *Node {
 	n := &Node{name: o.Name, lease: o.Lease, leases: leases, msg: msg, log: o.Log, reaped: o.Reaped,
-		held: map[string]context.CancelFunc{}}
+		held: map[string]*held{}}
 	if n.name == "" {
 		n.name = DefaultName()
 	}
@@ -130,25 +136,34 @@ var ErrBusy = errors.New("a turn of this session is running on another node")
 // an error wrapping ErrBusy while another node's lease is live. cancel
 // ends the turn: Run calls it when the lease is lost (see Run).
 func (n *Node) Claim(ctx context.Context, sessionID string, cancel context.CancelFunc) error {
-	if err := n.leases.ClaimTurn(ctx, sessionID, n.name, time.Now().Add(n.lease)); err != nil {
+	until := time.Now().Add(n.lease)
+	if err := n.leases.ClaimTurn(ctx, sessionID, n.name, until); err != nil {
 		if errors.Is(err, store.ErrLeased) {
 			return fmt.Errorf("%w: %w", ErrBusy, err)
 		}
 		return err
 	}
 	n.mu.Lock()
-	n.held[sessionID] = cancel
+	n.held[sessionID] = &held{cancel: cancel, until: until}
 	n.mu.Unlock()
 	return nil
 }
 
+// releaseTimeout bounds a release: a database that does not answer must
+// not keep the turn from ending (the lease then expires by itself).
+const releaseTimeout = 5 * time.Second
+
 // Release gives sessionID's lease back (the turn ended). It runs even when
-// ctx is done: a lease left behind would hold the session until it expires.
+// ctx is done (a lease left behind would hold the session until it
+// expires), for at most releaseTimeout. A lease not released is no longer
+// renewed.
 func (n *Node) Release(ctx context.Context, sessionID string) {
 	n.mu.Lock()
 	delete(n.held, sessionID)
 	n.mu.Unlock()
-	if err := n.leases.ReleaseTurn(context.WithoutCancel(ctx), sessionID, n.name); err != nil {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	if err := n.leases.ReleaseTurn(ctx, sessionID, n.name); err != nil {
 		n.log.Warn("cluster: releasing a turn's lease failed; it expires by itself", "session", sessionID, "error", err.Error())
 	}
 }
@@ -156,17 +171,16 @@ func (n *Node) Release(ctx context.Context, sessionID string) {
 // Run renews this node's leases every third of the lease while it holds
 // any, and reaps the turns of dead nodes every half lease, until ctx ends.
 //
-// A turn whose lease is lost is cancelled, so that it never runs beside
-// the turn of the node that took the session over: a lease the renewal
-// did not find is lost (another node reaped or claimed it after it
-// expired), and so is every lease when renewals have failed for longer
-// than a lease.
+// A turn whose lease is lost is cancelled, so that it does not go on beside
+// the turn of a node that takes the session over (and its writes are
+// fenced: store.WithFence): a lease the renewal did not find is lost
+// (another node reaped or claimed it after it expired), and a lease within
+// a third of its end is given up, when renewals keep failing or hang.
 func (n *Node) Run(ctx context.Context) {
 	renew := time.NewTicker(n.lease / 3)
 	defer renew.Stop()
 	reap := time.NewTicker(n.lease / 2)
 	defer reap.Stop()
-	n.lastRenewed = time.Now()
 	n.reap(ctx) // what a node that died before this one started left
 	for {
 		select {
@@ -180,52 +194,58 @@ func (n *Node) Run(ctx context.Context) {
 	}
 }
 
-// renew renews the leases this node holds and cancels the turns of those
-// it lost. lastRenewed is when the last renewal that succeeded began (the
-// leases it renewed last until then plus the lease); only Run's goroutine
-// uses it.
+// renew renews the leases this node holds, each renewal bounded by a third
+// of the lease; then it gives up the leases that were not renewed (lost)
+// or that end within a third of the lease (renewals failing).
 func (n *Node) renew(ctx context.Context) {
 	n.mu.Lock()
-	none := len(n.held) == 0
+	ids := make([]string, 0, len(n.held))
+	for id := range n.held {
+		ids = append(ids, id)
+	}
 	n.mu.Unlock()
+	if len(ids) == 0 {
+		return
+	}
 	start := time.Now()
-	if none {
-		n.lastRenewed = start
+	rctx, cancel := context.WithTimeout(ctx, n.lease/3)
+	renewed, err := n.leases.RenewTurns(rctx, n.name, ids, start.Add(n.lease))
+	cancel()
+	if ctx.Err() != nil {
 		return
 	}
-	renewed, err := n.leases.RenewTurns(ctx, n.name, start.Add(n.lease))
-	if err != nil {
-		if ctx.Err() != nil {
-			return
-		}
-		if time.Since(n.lastRenewed) < n.lease {
-			n.log.Warn("cluster: renewing this node's leases failed; retrying", "error", err.Error())
-			return
-		}
-		n.lose(nil, "cluster: this node could not renew its leases for longer than a lease; its turns are cancelled, as another node may take their sessions over", err)
-		return
-	}
-	n.lastRenewed = start
-	n.lose(renewed, "cluster: this node lost the lease of a turn (it expired and another node took the session over); the turn is cancelled", nil)
-}
-
-// lose cancels the turns this node holds that are not in kept, logging
-// why.
-func (n *Node) lose(kept []string, why string, err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	for id, cancel := range n.held {
-		if slices.Contains(kept, id) {
-			continue
+	if err != nil {
+		n.log.Warn("cluster: renewing this node's leases failed", "error", err.Error())
+	} else {
+		for _, id := range ids {
+			h := n.held[id]
+			if h == nil {
+				continue // released meanwhile
+			}
+			if slices.Contains(renewed, id) {
+				h.until = start.Add(n.lease)
+				continue
+			}
+			n.log.Error("cluster: this node lost the lease of a turn (it expired and another node took the session over); the turn is cancelled", "session", id)
+			n.drop(id, h)
 		}
-		attrs := []any{"session", id}
-		if err != nil {
-			attrs = append(attrs, "error", err.Error())
-		}
-		n.log.Error(why, attrs...)
-		cancel()
-		delete(n.held, id)
 	}
+	// Claims made during the renewal are in held with a fresh lease.
+	for id, h := range n.held {
+		if time.Until(h.until) < n.lease/3 {
+			n.log.Error("cluster: the lease of a turn ends soon and could not be renewed; the turn is cancelled, as another node may take the session over", "session", id)
+			n.drop(id, h)
+		}
+	}
+}
+
+// drop cancels a turn whose lease is lost and forgets the lease. The
+// caller holds mu.
+func (n *Node) drop(id string, h *held) {
+	h.cancel()
+	delete(n.held, id)
 }
 
 func (n *Node) reap(ctx context.Context) {
@@ -248,6 +268,9 @@ func (n *Node) reap(ctx context.Context) {
 // receives the request decoded into a new Req and returns the answer and
 // whether this node is the one concerned.
 func Handle[Req, Resp any](n *Node, name string, fn func(ctx context.Context, req Req) (Resp, bool)) (stop func()) {
+	if n.msg == nil {
+		return func() {} // a node alone: no other node asks
+	}
 	return n.msg.Handle(name, func(ctx context.Context, data []byte) ([]byte, bool) {
 		var req Req
 		if err := json.Unmarshal(data, &req); err != nil {
@@ -274,6 +297,9 @@ func Ask[Req, Resp any](ctx context.Context, n *Node, name string, req Req) (res
 	data, err := json.Marshal(req)
 	if err != nil {
 		return resp, false, fmt.Errorf("cluster: encoding a %s request: %w", name, err)
+	}
+	if n.msg == nil {
+		return resp, false, nil // a node alone: no other node to ask
 	}
 	ctx, cancel := context.WithTimeout(ctx, AskTimeout)
 	defer cancel()

@@ -17,7 +17,8 @@ func TestClusterSettings(t *testing.T) {
 		{`{"store": {"url": "mysql://root:hunter2@db/x"}}`, "store.url", "want a postgres:// URL"},
 		{`{"store": {"url": "postgres://db/x"}, "bus": {"url": "redis://q"}}`, "bus.url", "want a nats:// URL"},
 		{`{"bus": {"url": "nats://q:4222"}}`, "bus.url", "needs store.url"},
-		{`{"cluster": {"lease_ms": -1}}`, "cluster.lease_ms", "must not be negative"},
+		{`{"cluster": {"lease_ms": -1}}`, "cluster.lease_ms", "want at least 1000"},
+		{`{"cluster": {"lease_ms": 50}}`, "cluster.lease_ms", "want at least 1000"},
 		{`{"store": {"url": "postgres://db/x"}, "bus": {"url": "nats://q:4222", "stream": "a.b"}}`, "bus.stream", "letters, digits"},
 	} {
 		_, err := Load(setup(t, c.user, ""))
@@ -27,5 +28,13 @@ func TestClusterSettings(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "hunter2") {
 			t.Errorf("the error shows the password: %v", err)
 		}
+	}
+}
+
+// A URL taken whole from the environment is checked when it is opened.
+func TestClusterURLsFromTheEnvironment(t *testing.T) {
+	cfg := loadBoth(t, `{"store": {"url": "{env:DATABASE_URL}"}, "bus": {"url": "{env:NATS_URL}"}}`, "")
+	if cfg.Store.URL != "{env:DATABASE_URL}" || cfg.Bus.URL != "{env:NATS_URL}" {
+		t.Fatalf("store %+v bus %+v", cfg.Store, cfg.Bus)
 	}
 }

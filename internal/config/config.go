@@ -23,11 +23,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/podcode/podcode/internal/trust"
 	"io"
 	"io/fs"
 	"maps"
-	"net/url"
 	"os"
 	pathpkg "path"
 	"path/filepath"
@@ -36,6 +34,9 @@ import (
 	"syscall"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/podcode/podcode/internal/logging"
+	"github.com/podcode/podcode/internal/trust"
 )
 
 // FileName is the name of a configuration file.
@@ -1003,11 +1004,13 @@ func validate(path string, data []byte, obj *hujson.Object, f *file) error {
 	if err := validateServerLimits(f.Server.ServerLimits, at); err != nil {
 		return err
 	}
-	if u := f.Store.URL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
-		return at("store.url", fmt.Sprintf("%q: want a postgres:// URL (leave it out for the SQLite database in the data directory)", RedactURL(u)))
+	// A value that names a variable ({env:DATABASE_URL}) is checked when
+	// the store opens it.
+	if u := f.Store.URL; u != "" && !strings.Contains(u, "{env:") && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
+		return at("store.url", fmt.Sprintf("%q: want a postgres:// URL (leave it out for the SQLite database in the data directory)", logging.RedactURL(u)))
 	}
-	if u := f.Bus.URL; u != "" && !strings.HasPrefix(u, "nats://") && !strings.HasPrefix(u, "tls://") {
-		return at("bus.url", fmt.Sprintf("%q: want a nats:// URL", RedactURL(u)))
+	if u := f.Bus.URL; u != "" && !strings.Contains(u, "{env:") && !strings.HasPrefix(u, "nats://") && !strings.HasPrefix(u, "tls://") {
+		return at("bus.url", fmt.Sprintf("%q: want a nats:// URL", logging.RedactURL(u)))
 	}
 	if f.Bus.URL != "" && f.Store.URL == "" {
 		return at("bus.url", "needs store.url: nodes that share events must share their sessions (a PostgreSQL database)")
@@ -1015,8 +1018,10 @@ func validate(path string, data []byte, obj *hujson.Object, f *file) error {
 	if st := f.Bus.Stream; st != "" && strings.Trim(st, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != "" {
 		return at("bus.stream", fmt.Sprintf("%q: letters, digits, _ and - only (a JetStream stream name)", st))
 	}
-	if f.Cluster.LeaseMs < 0 {
-		return at("cluster.lease_ms", fmt.Sprintf("%d: must not be negative (0 or unset: 15000)", f.Cluster.LeaseMs))
+	if f.Cluster.LeaseMs < 0 || f.Cluster.LeaseMs > 0 && f.Cluster.LeaseMs < 1000 {
+		// Shorter, a pause of the garbage collector or a busy database
+		// would cost a node its turns.
+		return at("cluster.lease_ms", fmt.Sprintf("%d: want at least 1000 (0 or unset: 15000)", f.Cluster.LeaseMs))
 	}
 	for i, t := range f.Server.Tokens {
 		if strings.TrimSpace(t.Token) == "" {
@@ -1171,15 +1176,4 @@ func Position(data []byte, off int) (line, col int) {
 	line = 1 + bytes.Count(data[:off], []byte("\n"))
 	col = off - bytes.LastIndexByte(data[:off], '\n')
 	return line, col
-}
-
-// RedactURL is u with its password replaced by "xxxxx", for errors and
-// logs; a value that does not parse as a URL is not shown at all (it
-// might be all secret).
-func RedactURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "(a value that is not a URL)"
-	}
-	return p.Redacted()
 }

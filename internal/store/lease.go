@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -53,18 +54,29 @@ func (s *Store) ClaimTurn(ctx context.Context, sessionID, node string, until tim
 		time.UnixMilli(held).UTC().Format(time.RFC3339Nano))
 }
 
-// RenewTurns extends every lease node holds until until, and returns the
-// sessions whose leases those are: a session the node thinks it holds and
-// that is not among them was taken from it (its lease expired and another
-// node reaped or claimed it). A node calls it periodically while it lives,
-// well within the leases' length.
-func (s *Store) RenewTurns(ctx context.Context, node string, until time.Time) ([]string, error) {
+// RenewTurns extends until until the leases node holds of the sessions
+// ids (the turns it runs), and returns the ids it renewed: a session of
+// ids not among them was taken from it (its lease expired and another
+// node reaped or claimed it). Leases recorded for node that are not in ids
+// (a release that failed, a crashed process of the same name) are left to
+// expire. A node calls it periodically, well within the leases' length.
+func (s *Store) RenewTurns(ctx context.Context, node string, ids []string, until time.Time) ([]string, error) {
 	if node == "" {
 		return nil, errors.New("store: renewing turn leases: empty node name")
 	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, 0, len(ids)+2)
+	args = append(args, millis(until), node)
+	marks := make([]string, len(ids))
+	for i, id := range ids {
+		marks[i] = "?"
+		args = append(args, id)
+	}
 	s.beginWrite()
 	defer s.endWrite()
-	rows, err := s.w.QueryContext(ctx, s.rebind(`UPDATE sessions SET turn_until = ? WHERE turn_node = ? RETURNING id`), millis(until), node)
+	rows, err := s.w.QueryContext(ctx, s.rebind(`UPDATE sessions SET turn_until = ? WHERE turn_node = ? AND id IN (`+strings.Join(marks, ", ")+`) RETURNING id`), args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: renewing the turn leases of node %s: %w", node, err)
 	}
@@ -122,4 +134,47 @@ func (s *Store) ReapTurns(ctx context.Context, now time.Time) ([]Session, error)
 		return nil, fmt.Errorf("store: reaping expired turns: %w", err)
 	}
 	return out, nil
+}
+
+// ErrLeaseLost is returned by a fenced write (WithFence) when the node no
+// longer holds the session's lease.
+var ErrLeaseLost = errors.New("this node no longer holds the session's turn lease")
+
+type fenceKey struct{}
+
+type fence struct{ session, node string }
+
+// WithFence returns ctx under which the writes of session sessionID's turn
+// (AppendStep, AppendMessage, CloseOpenCalls, UpdateMessage, SetStatus of
+// that session) take effect only while node holds the session's lease;
+// otherwise they change nothing and fail with ErrLeaseLost. A turn whose
+// node lost the lease (it stalled, another node reaped the session and
+// took it over) thus cannot overwrite the new turn's status or slip its
+// late messages into the new turn's history. Writes of other sessions (a
+// sub-agent's, which has a fence of its own) are not fenced by it.
+func WithFence(ctx context.Context, sessionID, node string) context.Context {
+	return context.WithValue(ctx, fenceKey{}, fence{sessionID, node})
+}
+
+// fenceOf is the node that must hold sessionID's lease for a write under
+// ctx, or "".
+func fenceOf(ctx context.Context, sessionID string) string {
+	if f, ok := ctx.Value(fenceKey{}).(fence); ok && f.session == sessionID {
+		return f.node
+	}
+	return ""
+}
+
+// fenced is the error of a fenced write: ErrLeaseLost when it changed no
+// row.
+func fenced(res sql.Result, err error) error {
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("store: %w", err)
+	} else if n == 0 {
+		return ErrLeaseLost
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"github.com/podcode/podcode/internal/chat"
 	"slices"
 	"strings"
 	"sync"
@@ -74,21 +75,24 @@ func TestConcurrentClaimTurnOneWins(t *testing.T) {
 	})
 }
 
-// RenewTurns extends every lease of its node, and only those.
+// RenewTurns extends the leases of its node that it names, and only those;
+// it returns the ones it renewed.
 func TestRenewTurnsExtendsTheNodesLeases(t *testing.T) {
 	eachEngine(t, func(t *testing.T, db testDB) {
 		ctx := context.Background()
 		s := db.open(t)
 		past, hour := time.Now().Add(-time.Second), time.Now().Add(time.Hour)
 		var ids []string
-		for _, node := range []string{"node-a", "node-a", "node-c"} {
+		// node-a, node-a, node-c, and node-a's that it no longer runs (a
+		// release that failed, a crashed process of the same name).
+		for _, node := range []string{"node-a", "node-a", "node-c", "node-a"} {
 			sess, _ := s.CreateSession(ctx, Session{})
 			if err := s.ClaimTurn(ctx, sess.ID, node, past); err != nil {
 				t.Fatal(err)
 			}
 			ids = append(ids, sess.ID)
 		}
-		held, err := s.RenewTurns(ctx, "node-a", hour)
+		held, err := s.RenewTurns(ctx, "node-a", ids[:3], hour)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,6 +106,60 @@ func TestRenewTurnsExtendsTheNodesLeases(t *testing.T) {
 		}
 		if err := s.ClaimTurn(ctx, ids[2], "node-b", hour); err != nil {
 			t.Errorf("another node's expired lease was renewed: %v", err)
+		}
+		if err := s.ClaimTurn(ctx, ids[3], "node-b", hour); err != nil {
+			t.Errorf("a lease the node did not name was renewed: %v", err)
+		}
+	})
+}
+
+// Under WithFence, a turn's writes take effect only while its node holds
+// the lease: once another node took the session over, they change nothing
+// and say so.
+func TestFencedWritesNeedTheLease(t *testing.T) {
+	eachEngine(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		s := db.open(t)
+		sess, _ := s.CreateSession(ctx, Session{})
+		if err := s.ClaimTurn(ctx, sess.ID, "node-a", time.Now().Add(-time.Millisecond)); err != nil {
+			t.Fatal(err)
+		}
+		a := WithFence(ctx, sess.ID, "node-a")
+		m := &chat.Message{SessionID: sess.ID, Role: chat.RoleUser, Text: "from a"}
+		if err := s.AppendMessage(a, m); err != nil {
+			t.Fatalf("a fenced append while holding the lease: %v", err)
+		}
+		if err := s.SetStatus(a, sess.ID, SessionRunning); err != nil {
+			t.Fatal(err)
+		}
+		// node-a's lease expired; node-b takes the session.
+		if err := s.ClaimTurn(ctx, sess.ID, "node-b", time.Now().Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		late := &chat.Message{SessionID: sess.ID, Role: chat.RoleAssistant, Text: "late"}
+		if err := s.AppendMessage(a, late); !errors.Is(err, ErrLeaseLost) {
+			t.Errorf("a late append: %v, want ErrLeaseLost", err)
+		}
+		if err := s.SetStatus(a, sess.ID, SessionIdle); !errors.Is(err, ErrLeaseLost) {
+			t.Errorf("a late status: %v, want ErrLeaseLost", err)
+		}
+		m.Text = "rewritten late"
+		if err := s.UpdateMessage(a, m); !errors.Is(err, ErrLeaseLost) {
+			t.Errorf("a late rewrite: %v, want ErrLeaseLost", err)
+		}
+		msgs, _ := s.Messages(ctx, sess.ID)
+		got, _ := s.Session(ctx, DefaultTenant, sess.ID)
+		if len(msgs) != 1 || msgs[0].Text != "from a" || got.Status != SessionRunning {
+			t.Errorf("after the late writes: status %q, messages %+v", got.Status, msgs)
+		}
+		if err := s.AppendMessage(WithFence(ctx, sess.ID, "node-b"), &chat.Message{SessionID: sess.ID, Role: chat.RoleUser, Text: "from b"}); err != nil {
+			t.Errorf("the new holder's append: %v", err)
+		}
+		// The fence is the session's: another session's writes (a
+		// sub-agent's) under the same context are not fenced by it.
+		child, _ := s.CreateSession(ctx, Session{ParentID: sess.ID})
+		if err := s.AppendMessage(a, &chat.Message{SessionID: child.ID, Role: chat.RoleUser, Text: "task"}); err != nil {
+			t.Errorf("another session's append under the fence: %v", err)
 		}
 	})
 }

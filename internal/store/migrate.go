@@ -65,6 +65,12 @@ var migrations = [][]string{
 	PRIMARY KEY (job, at)
 )`,
 	},
+	// 3: the reaper's and the signature pruning's lookups, without a scan
+	// of every session or signature.
+	{
+		`CREATE INDEX sessions_running ON sessions (turn_until) WHERE status = 'running' AND turn_node != ''`,
+		`CREATE INDEX webhook_signatures_expires ON webhook_signatures (expires)`,
+	},
 }
 
 // migrationLock is the key of the PostgreSQL advisory lock that migrations

@@ -166,6 +166,8 @@ const (
 type stmts struct {
 	// on w
 	nextSeq, insertMessage, touchSession, updateMessage, setStatus *sql.Stmt
+	// the same, fenced (WithFence): only while the node holds the lease
+	touchFenced, updateMessageFenced, setStatusFenced *sql.Stmt
 	// on db
 	session, messages, message, lastSummary, opening, since *sql.Stmt
 }
@@ -270,6 +272,9 @@ func (s *Store) prepare(ctx context.Context) error {
 		// when no hook ran writes nothing to the WAL.
 		{s.w, &s.updateMessage, `UPDATE messages SET status = ?, body = ? WHERE id = ?`},
 		{s.w, &s.setStatus, `UPDATE sessions SET status = ?, updated_at = ? WHERE id = ?`},
+		{s.w, &s.touchFenced, `UPDATE sessions SET usage_input = usage_input + ?, usage_output = usage_output + ?, updated_at = ? WHERE id = ? AND turn_node = ?`},
+		{s.w, &s.updateMessageFenced, `UPDATE messages SET status = ?, body = ? WHERE id = ? AND session_id IN (SELECT id FROM sessions WHERE turn_node = ?)`},
+		{s.w, &s.setStatusFenced, `UPDATE sessions SET status = ?, updated_at = ? WHERE id = ? AND turn_node = ?`},
 		{s.db, &s.session, `SELECT ` + sessionColumns + ` FROM sessions WHERE id = ? AND tenant = ?`},
 		{s.db, &s.messages, `SELECT body FROM messages WHERE session_id = ? ORDER BY seq`},
 		{s.db, &s.message, `SELECT body FROM messages WHERE session_id = ? AND id = ?`},
@@ -313,7 +318,7 @@ func (s *Store) Close() error {
 
 func (s *Store) closeStmts() {
 	for _, st := range []*sql.Stmt{s.nextSeq, s.insertMessage, s.touchSession, s.updateMessage, s.setStatus,
-		s.session, s.messages, s.message, s.lastSummary, s.opening, s.since} {
+		s.touchFenced, s.updateMessageFenced, s.setStatusFenced, s.session, s.messages, s.message, s.lastSummary, s.opening, s.since} {
 		if st != nil {
 			st.Close()
 		}
@@ -410,10 +415,13 @@ func (s *Store) DeleteSession(ctx context.Context, tenant, id string) error {
 	return nil
 }
 
-// SetStatus records a session's status.
+// SetStatus records a session's status (fenced: see WithFence).
 func (s *Store) SetStatus(ctx context.Context, id, status string) error {
 	s.beginWrite()
 	defer s.endWrite()
+	if node := fenceOf(ctx, id); node != "" {
+		return fenced(s.setStatusFenced.ExecContext(ctx, status, millis(time.Now()), id, node))
+	}
 	_, err := s.setStatus.ExecContext(ctx, status, millis(time.Now()), id)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
@@ -474,7 +482,11 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, m *chat.Message, usage
 	if m.Status == "" {
 		m.Status = chat.StatusComplete
 	}
-	if _, err := tx.StmtContext(ctx, s.touchSession).ExecContext(ctx, usage.Input, usage.Output, millis(time.Now()), m.SessionID); err != nil {
+	if node := fenceOf(ctx, m.SessionID); node != "" {
+		if err := fenced(tx.StmtContext(ctx, s.touchFenced).ExecContext(ctx, usage.Input, usage.Output, millis(time.Now()), m.SessionID, node)); err != nil {
+			return err
+		}
+	} else if _, err := tx.StmtContext(ctx, s.touchSession).ExecContext(ctx, usage.Input, usage.Output, millis(time.Now()), m.SessionID); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	if err := tx.StmtContext(ctx, s.nextSeq).QueryRowContext(ctx, m.SessionID).Scan(&m.Seq); err != nil {
@@ -539,13 +551,17 @@ func (s *Store) CloseOpenCalls(ctx context.Context, sessionID, why string) ([]ch
 	return added, nil
 }
 
-// UpdateMessage rewrites a stored message (its hooks, status, text).
+// UpdateMessage rewrites a stored message (its hooks, status, text);
+// fenced: see WithFence.
 func (s *Store) UpdateMessage(ctx context.Context, m *chat.Message) error {
 	s.beginWrite()
 	defer s.endWrite()
 	body, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("store: encoding message: %w", err)
+	}
+	if node := fenceOf(ctx, m.SessionID); node != "" {
+		return fenced(s.updateMessageFenced.ExecContext(ctx, m.Status, string(body), m.ID, node))
 	}
 	_, err = s.updateMessage.ExecContext(ctx, m.Status, string(body), m.ID)
 	if err != nil {
