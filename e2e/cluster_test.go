@@ -365,4 +365,13 @@ func TestOneNodeOnPostgresKilledMidTurn(t *testing.T) {
 	if last := msgs[len(msgs)-1]; last.Role != "assistant" || !strings.Contains(last.Text, "carry on") {
 		t.Errorf("the turn after the kill: last message %+v", last)
 	}
+	// podcode run on the same store is a node too: its turn in the session
+	// is leased like the server's, and stored where the server reads it.
+	if out, err := podcode(dir, home, "run", "--session", sess.ID, "from the command line"); err != nil {
+		t.Fatalf("podcode run on the shared store: %v\n%s", err, out)
+	}
+	a.do("GET", "/sessions/"+sess.ID+"/messages", nil, &msgs)
+	if last := msgs[len(msgs)-1]; !strings.Contains(last.Text, "from the command line") {
+		t.Errorf("the server does not see podcode run's turn: last message %+v", last)
+	}
 }

@@ -34,7 +34,13 @@ protocol to standard output. The command ends when its input ends, or on SIGTERM
 					return err
 				}
 				defer st.Close()
-				return acp.New(a, agent.New(a, st), st).Serve(ctx, in, out)
+				ag := agent.New(a, st)
+				leave, err := joinCluster(ctx, a, st, ag)
+				if err != nil {
+					return err
+				}
+				defer leave()
+				return acp.New(a, ag, st).Serve(ctx, in, out)
 			})
 		},
 	}

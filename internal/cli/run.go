@@ -74,6 +74,13 @@ fails.
 					onEvent = printer.event
 				}
 				ag := agent.New(a, st)
+				// On a shared store, a turn here is a node's like any other:
+				// leased, so that no server runs the session beside it.
+				leave, err := joinCluster(ctx, a, st, ag)
+				if err != nil {
+					return err
+				}
+				defer leave()
 				if sessionID == "" {
 					sess, err := ag.NewSession(ctx, agent.SessionRequest{Channel: "cli", Model: model, Title: title(prompt)})
 					if err != nil {
