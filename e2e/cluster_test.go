@@ -349,6 +349,7 @@ func TestOneNodeOnPostgresKilledMidTurn(t *testing.T) {
 	ev.wait(t, "the call started", ofType("tool.call.started", sess.ID))
 	a.kill()
 	a = start(t, dir, home)
+	ev = a.follow("")
 	var got struct{ Status string }
 	deadline := time.Now().Add(30 * time.Second)
 	for a.do("GET", "/sessions/"+sess.ID, nil, &got); got.Status != "interrupted" && time.Now().Before(deadline); a.do("GET", "/sessions/"+sess.ID, nil, &got) {
@@ -365,8 +366,22 @@ func TestOneNodeOnPostgresKilledMidTurn(t *testing.T) {
 	if last := msgs[len(msgs)-1]; last.Role != "assistant" || !strings.Contains(last.Text, "carry on") {
 		t.Errorf("the turn after the kill: last message %+v", last)
 	}
-	// podcode run on the same store is a node too: its turn in the session
-	// is leased like the server's, and stored where the server reads it.
+	// podcode run on the same store is a node too, of a name of its own
+	// (the config names the server): while the server's turn runs, the
+	// session is busy for it; then its turn is stored where the server
+	// reads it.
+	if code := a.do("POST", "/sessions/"+sess.ID+"/messages", map[string]any{"text": `/tool bash {"command": "sleep 30"}`, "async": true}, nil); code != 202 {
+		t.Fatalf("async turn: %d", code)
+	}
+	ev.waitN(t, "the sleep started", 1, ofType("tool.call.started", sess.ID))
+	if out, err := podcode(dir, home, "run", "--session", sess.ID, "beside the server"); err == nil || !strings.Contains(out, "already running") {
+		t.Errorf("podcode run beside the server's turn: err %v\n%s", err, out)
+	}
+	var cancelled struct{ Cancelled bool }
+	if a.do("POST", "/sessions/"+sess.ID+"/cancel", nil, &cancelled); !cancelled.Cancelled {
+		t.Fatal("the server's turn was not cancelled")
+	}
+	ev.waitN(t, "the cancelled turn ended", 2, ofType("turn.finished", sess.ID))
 	if out, err := podcode(dir, home, "run", "--session", sess.ID, "from the command line"); err != nil {
 		t.Fatalf("podcode run on the shared store: %v\n%s", err, out)
 	}

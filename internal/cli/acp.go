@@ -35,7 +35,7 @@ protocol to standard output. The command ends when its input ends, or on SIGTERM
 				}
 				defer st.Close()
 				ag := agent.New(a, st)
-				leave, err := joinCluster(ctx, a, st, ag)
+				leave, err := joinCluster(ctx, a, st, ag, "acp")
 				if err != nil {
 					return err
 				}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/podcode/podcode/internal/agent"
@@ -27,14 +28,25 @@ const joinTimeout = 30 * time.Second
 // nothing (SQLite: one process, and Open marks a crash's turns). stop
 // leaves the deployment: call it after the server's turns have ended, so
 // that their leases are renewed while they wind down.
-func joinCluster(ctx context.Context, a *app.App, st *store.Store, ag *agent.Agent) (stop func(), err error) {
+//
+// command is the command that joins: "serve" takes cluster.node as its
+// name; any other (run, acp) a name of its own, made from it and the
+// process id, since it may run beside the server of the same machine and
+// two processes of one name would share their leases.
+func joinCluster(ctx context.Context, a *app.App, st *store.Store, ag *agent.Agent, command string) (stop func(), err error) {
 	cfg := a.Config
 	if cfg.Store.URL == "" {
 		return func() {}, nil
 	}
 	name := cfg.Cluster.Node
-	if name == "" {
+	switch {
+	case name == "":
 		name = cluster.DefaultName()
+		if command != "serve" {
+			name += "-" + command
+		}
+	case command != "serve":
+		name = fmt.Sprintf("%s-%s-%d", name, command, os.Getpid())
 	}
 	var remote *bus.Remote
 	var msg cluster.Messenger

@@ -76,7 +76,7 @@ fails.
 				ag := agent.New(a, st)
 				// On a shared store, a turn here is a node's like any other:
 				// leased, so that no server runs the session beside it.
-				leave, err := joinCluster(ctx, a, st, ag)
+				leave, err := joinCluster(ctx, a, st, ag, "run")
 				if err != nil {
 					return err
 				}

@@ -82,7 +82,7 @@ included, for go tool pprof, when it stops gracefully (SIGTERM, Ctrl-C).
 				logSandbox(a, len(tokens) > 0)
 				defer st.Close()
 				ag := agent.New(a, st)
-				leave, err := joinCluster(ctx, a, st, ag)
+				leave, err := joinCluster(ctx, a, st, ag, "serve")
 				if err != nil {
 					return err
 				}
