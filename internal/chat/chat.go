@@ -104,9 +104,10 @@ func (u Usage) Add(v Usage) Usage {
 //     later dispatch.
 //
 // Input and Output are set for pipeline steps only: the JSON of what the
-// step received and of what it returned (chat.params: the params object;
-// tool.execute.before: {toolID, args, ctx}; tool.execute.after: the same
-// plus result). Both are redacted like the rest of the message and at most
+// step received and of what it returned, without the call's ctx (the same
+// for every step, and not a hook's to change) (chat.params: the params
+// object; tool.execute.before: {toolID, args}; tool.execute.after: the
+// same plus result). Both are redacted like the rest of the message and at most
 // MaxRunData bytes, cut with a note saying how long they were. Output is
 // empty when the step returned nothing usable (unchanged, threw, timed
 // out).

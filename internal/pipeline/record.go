@@ -20,7 +20,9 @@ import (
 
 var recordBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
-// record returns the JSON of v as a step records it: map keys sorted,
+// record returns the JSON of v as a step records it: without its "ctx"
+// (the call's context, the same for every step, and not a hook's to
+// change: the timeline shows the call's once), map keys sorted,
 // undefined as null, HTML characters not escaped (so that a secret holding
 // one is found as it is); secrets replaced by the Runner's Redact over the
 // whole text (before the cut, so that no part of a secret is kept); then
@@ -28,7 +30,13 @@ var recordBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return 
 // giving the full length.
 func (r *Runner) record(v any) string {
 	bp := recordBufs.Get().(*[]byte)
-	b, err := appendJSON((*bp)[:0], v)
+	var b []byte
+	var err error
+	if m, ok := v.(map[string]any); ok {
+		b, err = appendObject((*bp)[:0], m, "ctx")
+	} else {
+		b, err = appendJSON((*bp)[:0], v)
+	}
 	var s string
 	if err != nil {
 		s = fmt.Sprintf("(not JSON: %s)", err)
@@ -74,24 +82,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 	case int64:
 		return strconv.AppendInt(b, t, 10), nil
 	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			var err error
-			if b, err = appendJSON(b, t[k]); err != nil {
-				return b, err
-			}
-		}
-		return append(b, '}'), nil
+		return appendObject(b, t, "")
 	case []any:
 		b = append(b, '[')
 		for i, x := range t {
@@ -110,6 +101,31 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 		return b, err
 	}
 	return append(b, j...), nil
+}
+
+// appendObject appends the JSON of m, keys sorted, without the key skip
+// ("" skips none).
+func appendObject(b []byte, m map[string]any, skip string) ([]byte, error) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		if k != skip || skip == "" {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		var err error
+		if b, err = appendJSON(b, m[k]); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
 }
 
 // appendFloat writes f as encoding/json does.
