@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/podcode/podcode/internal/cluster"
 	"github.com/podcode/podcode/internal/store"
@@ -66,9 +67,9 @@ func (a *Agent) CancelAnywhere(ctx context.Context, sess store.Session) bool {
 	if a.Node == nil {
 		return false
 	}
-	// A session the store does not show running has no turn to cancel:
-	// no need to wait for silence from every node.
-	if now, err := a.Store.Session(ctx, sess.Tenant, sess.ID); err != nil || now.Status != store.SessionRunning {
+	// A session whose lease no other live node holds has no turn to
+	// cancel there: no need to wait for silence from every node.
+	if holder, err := a.Store.TurnHolder(ctx, sess.ID, time.Now()); err != nil || holder == "" || holder == a.Node.Name() {
 		return false
 	}
 	ans, ok, err := cluster.Ask[cancelRequest, cancelAnswer](ctx, a.Node, "cancel", cancelRequest{SessionID: sess.ID})

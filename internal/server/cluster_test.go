@@ -23,12 +23,18 @@ import (
 // event stream; its Go hooks count the CronFired dispatches in fired.
 func clusterNode(t *testing.T, name, pg, nats, stream string, fired *atomic.Int32, tokens ...config.TenantToken) (*Server, *apptest.Logs) {
 	t.Helper()
-	a, logs := apptest.Boot(t, apptest.Project{Hooks: func(d *plugin.Dispatcher) error {
+	return clusterNodeWith(t, name, pg, nats, stream, func(d *plugin.Dispatcher) error {
 		return d.Register(plugin.HookCronFired, func(context.Context, *plugin.HookPayload) (*plugin.HookResult, error) {
 			fired.Add(1)
 			return nil, nil
 		})
-	}})
+	}, tokens...)
+}
+
+// clusterNodeWith is clusterNode with the Go hooks that hooks registers.
+func clusterNodeWith(t *testing.T, name, pg, nats, stream string, hooks func(*plugin.Dispatcher) error, tokens ...config.TenantToken) (*Server, *apptest.Logs) {
+	t.Helper()
+	a, logs := apptest.Boot(t, apptest.Project{Hooks: hooks})
 	st, err := store.OpenPostgres(t.Context(), pg)
 	if err != nil {
 		t.Fatal(err)
@@ -146,5 +152,46 @@ func TestPermissionAnswerCrossesNodesOnlyForItsTenant(t *testing.T) {
 	}
 	if v := <-answer; !v {
 		t.Fatal("the answer arrived as a no")
+	}
+}
+
+// A cancel posted to another node reaches a turn that has not yet marked
+// its session running (its UserPromptSubmit hook still runs): the lease,
+// taken before the hooks, says which node runs it.
+func TestCancelReachesATurnInUserPromptSubmit(t *testing.T) {
+	pg, nats, stream := enginetest.Postgres(t), enginetest.NATS(t), enginetest.Prefix()
+	inHook := make(chan struct{}, 1)
+	a, _ := clusterNodeWith(t, "a", pg, nats, stream, func(d *plugin.Dispatcher) error {
+		return d.Register(plugin.HookUserPromptSubmit, func(ctx context.Context, _ *plugin.HookPayload) (*plugin.HookResult, error) {
+			inHook <- struct{}{}
+			<-ctx.Done() // a slow hook: it ends with the turn
+			return nil, ctx.Err()
+		})
+	})
+	var fired atomic.Int32
+	b, _ := clusterNode(t, "b", pg, nats, stream, &fired)
+	sess, err := a.Agent.NewSession(t.Context(), agent.SessionRequest{Tenant: store.DefaultTenant})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() {
+		_, err := a.Agent.Run(t.Context(), agent.TurnRequest{SessionID: sess.ID, Prompt: "hello"})
+		ended <- err
+	}()
+	<-inHook
+	srv := httptest.NewServer(b.Handler())
+	defer srv.Close()
+	code, body := call(t, srv, "POST", "/sessions/"+sess.ID+"/cancel", "api-token", "")
+	if code != 200 || body["cancelled"] != true {
+		t.Fatalf("cancel on b: %d %v", code, body)
+	}
+	select {
+	case err := <-ended:
+		if err == nil {
+			t.Error("the cancelled turn ended without an error")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the turn on a goes on after the cancel on b")
 	}
 }

@@ -95,6 +95,24 @@ func (s *Store) RenewTurns(ctx context.Context, node string, ids []string, until
 	return held, nil
 }
 
+// TurnHolder returns the node whose live lease holds session sessionID's
+// turn at now, or "" when no live lease does.
+func (s *Store) TurnHolder(ctx context.Context, sessionID string, now time.Time) (string, error) {
+	var node string
+	var until int64
+	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT turn_node, turn_until FROM sessions WHERE id = ?`), sessionID).Scan(&node, &until)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: reading the turn lease of session %s: %w", sessionID, err)
+	}
+	if node == "" || until < millis(now) {
+		return "", nil
+	}
+	return node, nil
+}
+
 // ReleaseTurn clears session sessionID's lease if node holds it; a lease
 // another node holds (node's expired and was claimed) is left alone.
 func (s *Store) ReleaseTurn(ctx context.Context, sessionID, node string) error {

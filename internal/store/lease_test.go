@@ -256,3 +256,35 @@ func TestReapTurnsInterruptsExpiredRunningSessions(t *testing.T) {
 		}
 	})
 }
+
+// TurnHolder names the node of a live lease, and nobody for an expired or
+// released one.
+func TestTurnHolder(t *testing.T) {
+	eachEngine(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		s := db.open(t)
+		sess, _ := s.CreateSession(ctx, Session{})
+		now := time.Now()
+		if got, err := s.TurnHolder(ctx, sess.ID, now); err != nil || got != "" {
+			t.Fatalf("a session never leased: %q %v", got, err)
+		}
+		if err := s.ClaimTurn(ctx, sess.ID, "node-a", now.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.TurnHolder(ctx, sess.ID, now); err != nil || got != "node-a" {
+			t.Errorf("a live lease: %q %v, want node-a", got, err)
+		}
+		if got, err := s.TurnHolder(ctx, sess.ID, now.Add(2*time.Minute)); err != nil || got != "" {
+			t.Errorf("an expired lease: %q %v, want nobody", got, err)
+		}
+		if err := s.ReleaseTurn(ctx, sess.ID, "node-a"); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.TurnHolder(ctx, sess.ID, now); err != nil || got != "" {
+			t.Errorf("a released lease: %q %v, want nobody", got, err)
+		}
+		if _, err := s.TurnHolder(ctx, "ses_missing", now); !errors.Is(err, ErrNotFound) {
+			t.Errorf("a missing session: %v, want ErrNotFound", err)
+		}
+	})
+}
