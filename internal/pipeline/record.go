@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/jsonw"
 	"github.com/podcode/podcode/internal/jsrt"
 )
 
@@ -74,7 +75,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 	case bool:
 		return strconv.AppendBool(b, t), nil
 	case string:
-		return appendString(b, t), nil
+		return jsonw.AppendString(b, t), nil
 	case float64:
 		return appendFloat(b, t)
 	case int:
@@ -118,7 +119,7 @@ func appendObject(b []byte, m map[string]any, skip string) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k)
+		b = jsonw.AppendString(b, k)
 		b = append(b, ':')
 		var err error
 		if b, err = appendJSON(b, m[k]); err != nil {
@@ -138,49 +139,4 @@ func appendFloat(b []byte, f float64) ([]byte, error) {
 	}
 	j, _ := json.Marshal(f) // rarer than integers; keeps encoding/json's format
 	return append(b, j...), nil
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string: quotes, backslashes and control
-// characters escaped, invalid UTF-8 as U+FFFD, everything else as it is.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

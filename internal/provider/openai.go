@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/podcode/podcode/internal/chat"
@@ -30,6 +31,8 @@ type OpenAI struct {
 	// Sleep waits between retries; tests replace it. nil: a timer that
 	// honours ctx.
 	Sleep func(ctx context.Context, d time.Duration) error
+
+	tools atomic.Pointer[toolsJSON] // the last tools encoded (body)
 }
 
 // StatusError is an HTTP error from the provider.
@@ -50,13 +53,6 @@ func (e *StatusError) Error() string {
 
 // ErrStream is a cut or malformed response stream.
 var ErrStream = errors.New("the provider's response stream was cut or malformed")
-
-type oaMessage struct {
-	Role       string       `json:"role"`
-	Content    *string      `json:"content"`
-	ToolCalls  []oaToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string       `json:"tool_call_id,omitempty"`
-}
 
 type oaToolCall struct {
 	Index    *int   `json:"index,omitempty"`
@@ -86,71 +82,6 @@ type oaChunk struct {
 }
 
 func str(s string) *string { return &s }
-
-// body builds the request body.
-func (o *OpenAI) body(req Request) ([]byte, error) {
-	var msgs []oaMessage
-	if req.System != "" {
-		msgs = append(msgs, oaMessage{Role: "system", Content: str(req.System)})
-	}
-	for _, m := range req.Messages {
-		switch m.Role {
-		case chat.RoleUser, chat.RoleSummary, chat.RoleContext:
-			msgs = append(msgs, oaMessage{Role: "user", Content: str(m.Text)})
-		case chat.RoleAssistant:
-			am := oaMessage{Role: "assistant"}
-			if m.Text != "" {
-				am.Content = str(m.Text)
-			}
-			for _, c := range m.ToolCalls {
-				tc := oaToolCall{ID: c.ID, Type: "function"}
-				tc.Function.Name, tc.Function.Arguments = c.Tool, string(c.Args)
-				am.ToolCalls = append(am.ToolCalls, tc)
-			}
-			if am.Content == nil && len(am.ToolCalls) == 0 {
-				am.Content = str("")
-			}
-			msgs = append(msgs, am)
-		case chat.RoleTool:
-			if m.Result != nil {
-				msgs = append(msgs, oaMessage{Role: "tool", ToolCallID: m.Result.CallID, Content: str(m.Result.Output)})
-			}
-		}
-	}
-	body := map[string]any{}
-	for k, v := range req.Params.Options {
-		body[optionKey(k)] = v
-	}
-	body["model"] = req.Model.ModelID
-	body["messages"] = msgs
-	body["stream"] = true
-	body["stream_options"] = map[string]any{"include_usage": true}
-	if req.Params.Temperature != nil {
-		body["temperature"] = *req.Params.Temperature
-	}
-	if req.Params.TopP != nil {
-		body["top_p"] = *req.Params.TopP
-	}
-	if req.Params.TopK != nil {
-		body["top_k"] = *req.Params.TopK
-	}
-	if req.Params.MaxOutputTokens > 0 {
-		body["max_tokens"] = req.Params.MaxOutputTokens
-	}
-	if len(req.Tools) > 0 {
-		var tools []any
-		for _, t := range req.Tools {
-			params := t.Parameters
-			if len(params) == 0 {
-				params = json.RawMessage(`{"type":"object","properties":{}}`)
-			}
-			tools = append(tools, map[string]any{"type": "function", "function": map[string]any{
-				"name": t.Name, "description": t.Description, "parameters": params}})
-		}
-		body["tools"] = tools
-	}
-	return json.Marshal(body)
-}
 
 // optionKey maps Podcode's camelCase option names to the API's.
 func optionKey(k string) string {
