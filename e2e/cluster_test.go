@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -24,7 +22,6 @@ const clusterSecret = "whsec-two-nodes"
 // named node of the deployment on pg and nats (its stream: stream).
 func clusterHome(t *testing.T, node, pg, nats, stream string, more ...map[string]any) string {
 	t.Helper()
-	home := t.TempDir()
 	settings := map[string]any{
 		"store":      map[string]any{"url": pg},
 		"bus":        map[string]any{"url": nats, "stream": stream},
@@ -36,13 +33,7 @@ func clusterHome(t *testing.T, node, pg, nats, stream string, more ...map[string
 		maps.Copy(settings, m)
 	}
 	cfg, _ := json.Marshal(settings)
-	if err := os.MkdirAll(filepath.Join(home, "config", "podcode"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, "config", "podcode", "podcode.json"), cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return home
+	return userHome(t, string(cfg))
 }
 
 // sse is an /events stream, read with the ids of its events until the
@@ -93,41 +84,41 @@ func (s *server) follow(lastID string) *sse {
 // wait waits for an event for which match is true and returns it.
 func (e *sse) wait(t *testing.T, what string, match func(sseEvent) bool) sseEvent {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		e.mu.Lock()
-		items := append([]sseEvent(nil), e.items...)
-		e.mu.Unlock()
-		for _, it := range items {
-			if match(it) {
-				return it
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("no event: %s", what)
-	return sseEvent{}
+	return e.waitN(t, what, 1, match)
 }
 
-// waitN waits until n events for which match is true have arrived.
-func (e *sse) waitN(t *testing.T, what string, n int, match func(sseEvent) bool) {
+// waitN waits until n events for which match is true have arrived, and
+// returns the nth.
+func (e *sse) waitN(t *testing.T, what string, n int, match func(sseEvent) bool) sseEvent {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		e.mu.Lock()
 		got := 0
 		for _, it := range e.items {
 			if match(it) {
-				got++
+				if got++; got == n {
+					e.mu.Unlock()
+					return it
+				}
 			}
 		}
 		e.mu.Unlock()
-		if got >= n {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("fewer than %d events: %s", n, what)
+	return sseEvent{}
+}
+
+// awaitStatus waits until s shows session id with status, and returns the
+// status it shows last.
+func (s *server) awaitStatus(id, status string) string {
+	s.t.Helper()
+	var got struct{ Status string }
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		s.do("GET", "/sessions/"+id, nil, &got)
+		if got.Status == status || time.Now().After(deadline) {
+			return got.Status
+		}
+	}
 }
 
 func ofType(typ, sessionID string) func(sseEvent) bool {
@@ -247,13 +238,8 @@ func TestTwoNodes(t *testing.T) {
 	b.do("POST", "/permissions/"+q3, map[string]any{"allow": true}, nil)
 	evB.waitN(t, "the third call started", 3, ofType("tool.call.started", sess.ID))
 	a.kill()
-	var got struct{ Status string }
-	deadline := time.Now().Add(30 * time.Second)
-	for b.do("GET", "/sessions/"+sess.ID, nil, &got); got.Status != "interrupted" && time.Now().Before(deadline); b.do("GET", "/sessions/"+sess.ID, nil, &got) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if got.Status != "interrupted" {
-		t.Fatalf("after A was killed the session is %q on B, want interrupted", got.Status)
+	if got := b.awaitStatus(sess.ID, "interrupted"); got != "interrupted" {
+		t.Fatalf("after A was killed the session is %q on B, want interrupted", got)
 	}
 	if code := b.do("POST", "/sessions/"+sess.ID+"/messages", map[string]any{"text": "carry on"}, &turn); code != 200 {
 		t.Fatalf("the session did not go on on B: %d", code)
@@ -350,13 +336,8 @@ func TestOneNodeOnPostgresKilledMidTurn(t *testing.T) {
 	a.kill()
 	a = start(t, dir, home)
 	ev = a.follow("")
-	var got struct{ Status string }
-	deadline := time.Now().Add(30 * time.Second)
-	for a.do("GET", "/sessions/"+sess.ID, nil, &got); got.Status != "interrupted" && time.Now().Before(deadline); a.do("GET", "/sessions/"+sess.ID, nil, &got) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if got.Status != "interrupted" {
-		t.Fatalf("after the kill the session is %q, want interrupted", got.Status)
+	if got := a.awaitStatus(sess.ID, "interrupted"); got != "interrupted" {
+		t.Fatalf("after the kill the session is %q, want interrupted", got)
 	}
 	var msgs []message
 	if code := a.do("POST", "/sessions/"+sess.ID+"/messages", map[string]any{"text": "carry on"}, nil); code != 200 {

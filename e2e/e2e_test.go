@@ -179,6 +179,19 @@ func project(t *testing.T) (dir, home string) {
 	return dir, home
 }
 
+// userHome is a new home (see env) whose user's config is cfg.
+func userHome(t *testing.T, cfg string) string {
+	t.Helper()
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "config", "podcode"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "config", "podcode", "podcode.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
 // env is the environment of every podcode the tests run: its own config,
 // cache and data folders, no token, and no blanket trust.
 func env(home string) []string {

@@ -6,9 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -22,14 +20,7 @@ import (
 // (server.max_conns, server.max_unauthenticated_conns).
 func TestUnauthenticatedConnectionsCannotLockOut(t *testing.T) {
 	dir := apptest.Dir(t, apptest.Project{})
-	home := t.TempDir()
-	cfg := `{"server": {"token": "tok", "max_conns": 16, "max_unauthenticated_conns": 8}}`
-	if err := os.MkdirAll(filepath.Join(home, "config", "podcode"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, "config", "podcode", "podcode.json"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	home := userHome(t, `{"server": {"token": "tok", "max_conns": 16, "max_unauthenticated_conns": 8}}`)
 	addr := freePort(t)
 	var logs bytes.Buffer
 	// The hard limit too: Go raises the soft limit to the hard one.

@@ -8,8 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -36,11 +34,9 @@ var deployments = []deployment{
 
 // startNodes starts the nodes of d in one project whose default model is
 // modelURL. On the engines, every node gets a fresh database (one for the
-// deployment) and the shared NATS server: the user's config has no key
-// for the JetStream stream, so the nodes use the default stream, which
-// other deployments on the same NATS server may share (their events are
-// told apart by session). Node names carry a prefix of their own, so that
-// the requests passed between nodes (named after the node) stay ours.
+// deployment) and the shared NATS server, with a stream (bus.stream) and
+// node names of the deployment's own, so that no other deployment on the
+// same NATS server hears its events or requests.
 func startNodes(tb testing.TB, d deployment, modelURL, profile string) []*server {
 	tb.Helper()
 	dir, home := project(tb, noPlugins, modelURL)
@@ -48,28 +44,14 @@ func startNodes(tb testing.TB, d deployment, modelURL, profile string) []*server
 		return []*server{spawn(tb, dir, home, profile)}
 	}
 	pg, nats := enginetest.Postgres(tb), enginetest.NATS(tb)
-	data, err := os.ReadFile(filepath.Join(home, "config", "podcode", "podcode.json"))
-	if err != nil {
-		tb.Fatal(err)
-	}
 	prefix := enginetest.Prefix()
 	nodes := make([]*server, d.nodes)
 	for i := range nodes {
-		var user map[string]any
-		if err := json.Unmarshal(data, &user); err != nil {
-			tb.Fatal(err)
-		}
+		user := benchUser(modelURL)
 		user["store"] = map[string]any{"url": pg}
-		user["bus"] = map[string]any{"url": nats}
+		user["bus"] = map[string]any{"url": nats, "stream": prefix}
 		user["cluster"] = map[string]any{"node": fmt.Sprintf("%s-%c", prefix, 'a'+i)}
-		h := tb.TempDir()
-		cfg, _ := json.MarshalIndent(user, "", "  ")
-		if err := os.MkdirAll(filepath.Join(h, "config", "podcode"), 0o700); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(h, "config", "podcode", "podcode.json"), cfg, 0o600); err != nil {
-			tb.Fatal(err)
-		}
+		h := userHome(tb, user)
 		p := profile
 		if p != "" && d.nodes > 1 {
 			p = strings.TrimSuffix(p, ".pprof") + fmt.Sprintf("-node%d.pprof", i)

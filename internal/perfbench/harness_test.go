@@ -110,8 +110,13 @@ func project(tb testing.TB, kind, modelURL string) (dir, home string) {
 			tb.Fatal(err)
 		}
 	}
-	home = tb.TempDir()
-	user := map[string]any{
+	return dir, userHome(tb, benchUser(modelURL))
+}
+
+// benchUser is the user's config of every measured server: the fake model
+// at modelURL.
+func benchUser(modelURL string) map[string]any {
+	return map[string]any{
 		"model": "fake/bench",
 		"provider": map[string]any{"fake": map[string]any{
 			"options": map[string]any{"baseURL": modelURL, "maxRetries": 0},
@@ -120,15 +125,21 @@ func project(tb testing.TB, kind, modelURL string) (dir, home string) {
 		}},
 		"agent": map[string]any{"max_steps": 1000},
 	}
+}
+
+// userHome is a new home whose user's config is user.
+func userHome(tb testing.TB, user map[string]any) string {
+	tb.Helper()
+	home := tb.TempDir()
 	data, _ := json.MarshalIndent(user, "", "  ")
 	userDir := filepath.Join(home, "config", "podcode")
-	if err := os.MkdirAll(userDir, 0o755); err != nil {
+	if err := os.MkdirAll(userDir, 0o700); err != nil {
 		tb.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(userDir, "podcode.json"), data, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(userDir, "podcode.json"), data, 0o600); err != nil {
 		tb.Fatal(err)
 	}
-	return dir, home
+	return home
 }
 
 // fakeModel answers each request of a turn with one read call until the
