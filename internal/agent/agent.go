@@ -67,7 +67,7 @@ const (
 const (
 	EventSessionCreated = "session.created"   // {session, hooks: the SessionStart runs}
 	EventSessionDeleted = "session.deleted"   // {sessionID}
-	EventMessageStored  = "message.stored"    // {message}
+	EventMessageStored  = "message.stored"    // {sessionID, message: the JSON stored (json.RawMessage in process)}
 	EventTextDelta      = "message.delta"     // {sessionID, text}
 	EventTurnStarted    = "turn.started"      // {sessionID}
 	EventTurnFinished   = "turn.finished"     // {sessionID, status, error?}
@@ -317,10 +317,13 @@ func (t *turn) update(ctx context.Context, m *chat.Message) {
 func (a *Agent) appendMessage(ctx context.Context, sess store.Session, m *chat.Message, usage chat.Usage) error {
 	m.SessionID = sess.ID
 	redact(a.App.Redact, m)
-	if err := a.Store.AppendStep(context.WithoutCancel(ctx), m, usage); err != nil {
+	body, err := a.Store.AppendStep(context.WithoutCancel(ctx), m, usage)
+	if err != nil {
 		return err
 	}
-	a.App.Bus.PublishFor(sess.Tenant, EventMessageStored, map[string]any{"sessionID": sess.ID, "message": toData(m)})
+	// The JSON the store wrote, as it is: the followers copy it into their
+	// events, and a listener that wants the message decodes it.
+	a.App.Bus.PublishFor(sess.Tenant, EventMessageStored, map[string]any{"sessionID": sess.ID, "message": body})
 	return nil
 }
 
@@ -333,7 +336,8 @@ func (a *Agent) closeOpenCalls(ctx context.Context, sess store.Session) ([]chat.
 	}
 	for i := range added {
 		a.App.Log.Info("agent: answered a tool call a stopped turn left open", "session", sess.ID, "call", added[i].Result.CallID, "tool", added[i].Result.Tool)
-		a.App.Bus.PublishFor(sess.Tenant, EventMessageStored, map[string]any{"sessionID": sess.ID, "message": toData(&added[i])})
+		raw, _ := json.Marshal(&added[i]) // a stored message: it encodes
+		a.App.Bus.PublishFor(sess.Tenant, EventMessageStored, map[string]any{"sessionID": sess.ID, "message": json.RawMessage(raw)})
 	}
 	return added, nil
 }

@@ -231,7 +231,9 @@ func readStream(r io.Reader, onEvent func(Event)) (Response, error) {
 	var calls []*partial
 	done := false
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
+	// Lines of a stream are short: the buffer starts small and grows (by
+	// doubling) for a long one, up to 4 MiB.
+	sc.Buffer(make([]byte, 4096), 4*1024*1024)
 	for sc.Scan() {
 		line := sc.Text()
 		data, ok := strings.CutPrefix(line, "data:")

@@ -41,7 +41,7 @@ func benchStep(ctx context.Context, s *Store, id string, n int) (*chat.Message, 
 	usage := chat.Usage{Input: 1200, Output: 30}
 	a := &chat.Message{SessionID: id, Role: chat.RoleAssistant, Usage: &usage, Hooks: benchHooks("chat.params"),
 		ToolCalls: []chat.ToolCall{{ID: callID, Tool: "read", Args: []byte(`{"filePath":"internal/store/store.go"}`)}}}
-	if err := s.AppendStep(ctx, a, usage); err != nil {
+	if _, err := s.AppendStep(ctx, a, usage); err != nil {
 		return nil, err
 	}
 	r := &chat.Message{SessionID: id, Role: chat.RoleTool, Hooks: benchHooks("tool.execute.after"),

@@ -71,7 +71,20 @@ var migrations = [][]string{
 		`CREATE INDEX sessions_running ON sessions (turn_until) WHERE status = 'running' AND turn_node != ''`,
 		`CREATE INDEX webhook_signatures_expires ON webhook_signatures (expires)`,
 	},
+	// 4: the lookups by role (a turn's start: the last summary, the
+	// context before the first user message) index only the rare roles:
+	// an index of every message cost each append a page of its own.
+	{
+		`DROP INDEX messages_role`,
+		`CREATE INDEX messages_rare_roles ON messages (session_id, role, seq) WHERE ` + rareRoles,
+	},
 }
+
+// rareRoles is the condition of the partial index messages_rare_roles.
+// A query that should use the index repeats it word for word: SQLite
+// uses a partial index only for a query whose WHERE contains its
+// condition's terms (it does not infer role != 'tool' from role = 'user').
+const rareRoles = `role NOT IN ('assistant', 'tool')`
 
 // migrationLock is the key of the PostgreSQL advisory lock that migrations
 // run under ("podcode!" in ASCII): one per database.

@@ -24,7 +24,7 @@ func TestAppendStepStoresTheMessageWithItsUsage(t *testing.T) {
 		u := chat.Usage{Input: 120, Output: 7}
 		m := &chat.Message{SessionID: sess.ID, Role: chat.RoleAssistant, Usage: &u,
 			ToolCalls: []chat.ToolCall{{ID: "c1", Tool: "read", Args: []byte(`{}`)}}}
-		if err := s.AppendStep(ctx, m, u); err != nil {
+		if _, err := s.AppendStep(ctx, m, u); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := s.Session(ctx, DefaultTenant, sess.ID)
@@ -34,7 +34,7 @@ func TestAppendStepStoresTheMessageWithItsUsage(t *testing.T) {
 		}
 		// The same ID again: the insert fails, and the usage is not added.
 		again := *m
-		if err := s.AppendStep(ctx, &again, u); err == nil {
+		if _, err := s.AppendStep(ctx, &again, u); err == nil {
 			t.Fatal("a duplicate message was stored")
 		}
 		got, _ = s.Session(ctx, DefaultTenant, sess.ID)

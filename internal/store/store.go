@@ -278,9 +278,8 @@ func (s *Store) prepare(ctx context.Context) error {
 		{s.db, &s.session, `SELECT ` + sessionColumns + ` FROM sessions WHERE id = ? AND tenant = ?`},
 		{s.db, &s.messages, `SELECT body FROM messages WHERE session_id = ? ORDER BY seq`},
 		{s.db, &s.message, `SELECT body FROM messages WHERE session_id = ? AND id = ?`},
-		{s.db, &s.lastSummary, `SELECT body FROM messages WHERE session_id = ? AND role = ? ORDER BY seq DESC LIMIT 1`},
-		{s.db, &s.opening, `SELECT body FROM messages WHERE session_id = ?1 AND role = ?2 AND seq <= ?3
-			AND seq < COALESCE((SELECT MIN(seq) FROM messages WHERE session_id = ?1 AND role = ?4), ?3 + 1) ORDER BY seq`},
+		{s.db, &s.lastSummary, queryLastSummary},
+		{s.db, &s.opening, queryOpening},
 		{s.db, &s.since, `SELECT body FROM messages WHERE session_id = ? AND seq > ? AND role != ? ORDER BY seq`},
 	} {
 		st, err := p.db.PrepareContext(ctx, s.rebind(p.query))
@@ -443,27 +442,30 @@ func (s *Store) AddUsage(ctx context.Context, id string, u chat.Usage) error {
 // AppendMessage stores m as the session's next message, filling in its ID,
 // sequence number and time.
 func (s *Store) AppendMessage(ctx context.Context, m *chat.Message) error {
-	return s.AppendStep(ctx, m, chat.Usage{})
+	_, err := s.AppendStep(ctx, m, chat.Usage{})
+	return err
 }
 
 // AppendStep is AppendMessage that also adds a model call's usage to the
 // session's, in the same transaction: a step's assistant message and its
-// tokens are stored together, or not at all.
-func (s *Store) AppendStep(ctx context.Context, m *chat.Message, usage chat.Usage) error {
+// tokens are stored together, or not at all. It returns the JSON stored
+// for m (what the bus announces: encoded once).
+func (s *Store) AppendStep(ctx context.Context, m *chat.Message, usage chat.Usage) (json.RawMessage, error) {
 	s.beginWrite()
 	defer s.endWrite()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("store: %w", err)
+		return nil, fmt.Errorf("store: %w", err)
 	}
 	defer tx.Rollback()
-	if err := s.appendTx(ctx, tx, m, usage); err != nil {
-		return err
+	body, err := s.appendTx(ctx, tx, m, usage)
+	if err != nil {
+		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: appending message: %w", err)
+		return nil, fmt.Errorf("store: appending message: %w", err)
 	}
-	return nil
+	return body, nil
 }
 
 // appendTx is AppendStep within tx (on SQLite the caller holds writeMu).
@@ -472,7 +474,7 @@ func (s *Store) AppendStep(ctx context.Context, m *chat.Message, usage chat.Usag
 // concurrent append to the same session, from this node or another, reads
 // its seq only after this one committed (READ COMMITTED takes a new
 // snapshot per statement).
-func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, m *chat.Message, usage chat.Usage) error {
+func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, m *chat.Message, usage chat.Usage) (json.RawMessage, error) {
 	if m.ID == "" {
 		m.ID = chat.NewID("msg")
 	}
@@ -484,23 +486,23 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, m *chat.Message, usage
 	}
 	if node := fenceOf(ctx, m.SessionID); node != "" {
 		if err := fenced(tx.StmtContext(ctx, s.touchFenced).ExecContext(ctx, usage.Input, usage.Output, millis(time.Now()), m.SessionID, node)); err != nil {
-			return err
+			return nil, err
 		}
 	} else if _, err := tx.StmtContext(ctx, s.touchSession).ExecContext(ctx, usage.Input, usage.Output, millis(time.Now()), m.SessionID); err != nil {
-		return fmt.Errorf("store: %w", err)
+		return nil, fmt.Errorf("store: %w", err)
 	}
 	if err := tx.StmtContext(ctx, s.nextSeq).QueryRowContext(ctx, m.SessionID).Scan(&m.Seq); err != nil {
-		return fmt.Errorf("store: %w", err)
+		return nil, fmt.Errorf("store: %w", err)
 	}
 	body, err := json.Marshal(m)
 	if err != nil {
-		return fmt.Errorf("store: encoding message: %w", err)
+		return nil, fmt.Errorf("store: encoding message: %w", err)
 	}
 	if _, err := tx.StmtContext(ctx, s.insertMessage).ExecContext(ctx,
 		m.ID, m.SessionID, m.Seq, m.Role, m.Status, string(body), millis(m.CreatedAt)); err != nil {
-		return fmt.Errorf("store: appending message: %w", err)
+		return nil, fmt.Errorf("store: appending message: %w", err)
 	}
-	return nil
+	return body, nil
 }
 
 // CloseOpenCalls answers the tool calls a stopped turn left without a
@@ -537,7 +539,7 @@ func (s *Store) CloseOpenCalls(ctx context.Context, sessionID, why string) ([]ch
 	for _, c := range chat.OpenCalls(tail) {
 		m := chat.Unfinished(c, why)
 		m.SessionID = sessionID
-		if err := s.appendTx(ctx, tx, &m, chat.Usage{}); err != nil {
+		if _, err := s.appendTx(ctx, tx, &m, chat.Usage{}); err != nil {
 			return nil, err
 		}
 		added = append(added, m)
@@ -574,6 +576,14 @@ func (s *Store) UpdateMessage(ctx context.Context, m *chat.Message) error {
 func (s *Store) Messages(ctx context.Context, sessionID string) ([]chat.Message, error) {
 	return scanMessages(s.messages.QueryContext(ctx, sessionID))
 }
+
+// The lookups by role of Recent, which a turn's start runs. Each names
+// the partial index's condition (rareRoles) so that SQLite uses it.
+const (
+	queryLastSummary = `SELECT body FROM messages WHERE session_id = ? AND role = ? AND ` + rareRoles + ` ORDER BY seq DESC LIMIT 1`
+	queryOpening     = `SELECT body FROM messages WHERE session_id = ?1 AND role = ?2 AND ` + rareRoles + ` AND seq <= ?3
+		AND seq < COALESCE((SELECT MIN(seq) FROM messages WHERE session_id = ?1 AND role = ?4 AND ` + rareRoles + `), ?3 + 1) ORDER BY seq`
+)
 
 // Recent returns what a model sees of a session: its latest summary (if
 // any) and every message after what that summary covers, in order. A long

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -141,7 +142,7 @@ func TestConcurrentAppendsFromTwoNodesKeepSeqGapFree(t *testing.T) {
 				wg.Go(func() {
 					for i := range each {
 						m := &chat.Message{SessionID: sess.ID, Role: chat.RoleUser, Text: fmt.Sprintf("%d/%d/%d", n, w, i)}
-						if err := s.AppendStep(ctx, m, chat.Usage{Input: 1}); err != nil {
+						if _, err := s.AppendStep(ctx, m, chat.Usage{Input: 1}); err != nil {
 							t.Error(err)
 							return
 						}
@@ -223,4 +224,58 @@ func recentTexts(t *testing.T, s *Store, sessionID string) string {
 		texts = append(texts, m.Text)
 	}
 	return fmt.Sprint(texts)
+}
+
+// A turn's start looks messages up by role through the partial index of
+// the rare roles, on SQLite (which uses a partial index only when the
+// query repeats its condition) and on PostgreSQL; an append writes no
+// index entry by role for its assistant or tool message.
+func TestRoleLookupsUseThePartialIndex(t *testing.T) {
+	eachEngine(t, func(t *testing.T, db testDB) {
+		s := db.open(t)
+		ctx := context.Background()
+		conn, err := s.w.Conn(ctx) // one connection: the SET below is per session
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		explain := `EXPLAIN QUERY PLAN `
+		if db.engine == EnginePostgres {
+			explain = `EXPLAIN `
+			// A small table is scanned whatever its indexes: ask for them.
+			if _, err := conn.ExecContext(ctx, `SET enable_seqscan = off`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, q := range []struct {
+			name, sql string
+			args      []any
+		}{
+			{"last summary", queryLastSummary, []any{"ses_1", chat.RoleSummary}},
+			{"opening", queryOpening, []any{"ses_1", chat.RoleContext, 10, chat.RoleUser}},
+		} {
+			name := q.name
+			rows, err := conn.QueryContext(ctx, explain+s.rebind(q.sql), q.args...)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			var plan strings.Builder
+			cols, _ := rows.Columns()
+			for rows.Next() {
+				vals := make([]any, len(cols))
+				ptrs := make([]any, len(cols))
+				for i := range vals {
+					ptrs[i] = &vals[i]
+				}
+				if err := rows.Scan(ptrs...); err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintln(&plan, vals...)
+			}
+			rows.Close()
+			if !strings.Contains(plan.String(), "messages_rare_roles") {
+				t.Errorf("%s does not use messages_rare_roles:\n%s", name, plan.String())
+			}
+		}
+	})
 }

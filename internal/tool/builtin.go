@@ -161,6 +161,7 @@ func (b builtins) read(ctx context.Context, _ Call, args map[string]any) (Result
 	shown := fsys.show(real)
 	notText := fmt.Errorf("%s is not a text file", shown)
 	lr := newLineReader(ctxReader{ctx, src}, maxLineBytes)
+	defer lr.release()
 	if head, _ := lr.br.Peek(8 << 10); !looksLikeText(head) {
 		return Result{}, notText
 	}
@@ -446,6 +447,7 @@ func (b builtins) grep(ctx context.Context, _ Call, args map[string]any) (Result
 	var out strings.Builder
 	count := 0
 	lr := newLineReader(nil, grepLineBytes) // one buffer for every file
+	defer lr.release()
 	err = walkTree(start.dir, start.rel, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 )
 
@@ -284,8 +285,22 @@ type lineReader struct {
 	line []byte
 }
 
+// lineBufs keeps the readers' 64 KiB buffers: a read or a grep would
+// otherwise leave one to the collector each time.
+var lineBufs = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
+// newLineReader reads r; release gives its buffer back.
 func newLineReader(r io.Reader, keep int) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), keep: keep, max: maxScanLine}
+	br := lineBufs.Get().(*bufio.Reader)
+	br.Reset(r)
+	return &lineReader{br: br, keep: keep, max: maxScanLine}
+}
+
+// release gives the reader's buffer back; l is not used after.
+func (l *lineReader) release() {
+	l.br.Reset(nil) // no reference to the file kept in the pool
+	lineBufs.Put(l.br)
+	l.br = nil
 }
 
 // next returns the next line without its "\n", cut to keep bytes, with
