@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/jsplugin"
@@ -81,23 +82,27 @@ func BenchmarkBoot20ZodPlugins(b *testing.B) {
 	})
 }
 
-// Memory per loaded zod-4 plugin: the growth of the Go heap from 10 to 30
-// plugins, over 20, so that what all plugins share (zod compiled once, the
-// bundles) does not count; and the Go heap of 30 plugins over 30, which
-// does.
+// Memory per loaded zod-4 plugin: the Go heap a set of n plugins holds
+// (what closing it frees: each runtime, its zod, the compiled bundles),
+// its growth from 10 to 30 plugins over 20, so that what all plugins share
+// (zod compiled once) does not count, and that of 30 plugins over 30,
+// which does.
 func BenchmarkMemoryPerZodPlugin(b *testing.B) {
 	heap := func(n int) float64 {
 		dir, cfg := zodProject(b, n)
 		cache := b.TempDir()
+		goroutines := runtime.NumGoroutine()
 		load(b, dir, cfg, jsplugin.NewBundler(cache)).Close() // warm the bundle cache
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
+		settle(b, goroutines)
+		var with, without runtime.MemStats
 		set := load(b, dir, cfg, jsplugin.NewBundler(cache))
 		runtime.GC()
-		runtime.ReadMemStats(&after)
+		runtime.ReadMemStats(&with)
 		set.Close()
-		return float64(after.HeapAlloc) - float64(before.HeapAlloc)
+		settle(b, goroutines) // the plugins' loops have ended: their runtimes are garbage
+		runtime.GC()
+		runtime.ReadMemStats(&without)
+		return float64(with.HeapAlloc) - float64(without.HeapAlloc)
 	}
 	var per, avg float64
 	for b.Loop() {
@@ -107,4 +112,16 @@ func BenchmarkMemoryPerZodPlugin(b *testing.B) {
 	}
 	b.ReportMetric(per/(1<<20), "MiB/plugin")
 	b.ReportMetric(avg/(1<<20), "MiB/plugin-with-shared")
+}
+
+// settle waits until no more goroutines run than n (a closed set's loops
+// end after Close returns).
+func settle(b *testing.B, n int) {
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > n {
+		if time.Now().After(deadline) {
+			b.Fatalf("%d goroutines still run after the plugins closed, %d before", runtime.NumGoroutine(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
