@@ -6,11 +6,14 @@ package logging
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/podcode/podcode/internal/jsonw"
 )
 
 // Redacted replaces a secret in log lines.
@@ -103,19 +106,34 @@ func ValueSecrets(v any) []string {
 
 type replacer struct{ r *strings.Replacer }
 
+// newReplacer replaces each secret, and each form JSON gives it: a text
+// that holds JSON (a hook step's record, a tool call's arguments, an
+// event's frame) has a secret holding a quote, a backslash, a control
+// character or <, > or & escaped, which the secret itself would not match.
 func newReplacer(secrets []string) *replacer {
-	var pairs []string
+	var forms []string
 	seen := map[string]bool{}
-	// Longest first, so a secret that contains another is replaced whole.
-	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
 	for _, s := range secrets {
-		if len(s) >= minSecret && !seen[s] {
-			seen[s] = true
-			pairs = append(pairs, s, Redacted)
+		if len(s) < minSecret {
+			continue
+		}
+		quoted := jsonw.AppendString(nil, s)
+		html, _ := json.Marshal(s) // encoding/json's form: <, > and & escaped too
+		for _, f := range []string{s, string(quoted[1 : len(quoted)-1]), string(html[1 : len(html)-1])} {
+			if !seen[f] {
+				seen[f] = true
+				forms = append(forms, f)
+			}
 		}
 	}
-	if len(pairs) == 0 {
+	if len(forms) == 0 {
 		return nil
+	}
+	// Longest first, so a secret that contains another is replaced whole.
+	slices.SortStableFunc(forms, func(a, b string) int { return len(b) - len(a) })
+	pairs := make([]string, 0, 2*len(forms))
+	for _, f := range forms {
+		pairs = append(pairs, f, Redacted)
 	}
 	return &replacer{strings.NewReplacer(pairs...)}
 }

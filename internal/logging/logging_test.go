@@ -2,10 +2,13 @@ package logging
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/podcode/podcode/internal/jsonw"
 )
 
 func TestSecretsNeverReachTheLog(t *testing.T) {
@@ -23,5 +26,21 @@ func TestSecretsNeverReachTheLog(t *testing.T) {
 	}
 	if !strings.Contains(out, "path=/usr/bin") || !strings.Contains(out, "short=abc") || strings.Count(out, Redacted) != 5 {
 		t.Errorf("redaction went wrong: %s", out)
+	}
+}
+
+// A secret holding a quote, a backslash, a control character or an HTML
+// character is found in JSON text too, as either encoder escapes it: the
+// records of hook steps, tool calls' arguments and /events frames are JSON.
+func TestRedactorFindsSecretsWrittenAsJSON(t *testing.T) {
+	const secret = "pa\"ss\\wo\trd<&>12345"
+	r := NewRedactor([]string{secret})
+	quoted := jsonw.AppendString(nil, secret)
+	html, _ := json.Marshal(map[string]string{"password": secret})
+	for _, text := range []string{secret, "{\"a\":" + string(quoted) + "}", string(html)} {
+		got := r.String(text)
+		if strings.Contains(got, "12345") || !strings.Contains(got, Redacted) {
+			t.Errorf("%s: redacted as %s", text, got)
+		}
 	}
 }

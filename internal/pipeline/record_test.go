@@ -138,3 +138,22 @@ func TestRebasePlacesHandlersAfterTheCallsStart(t *testing.T) {
 		t.Errorf("a dispatch without handlers moved its runs to %d", runs[0].StartUs)
 	}
 }
+
+// A secret that JSON escapes (a quote, a backslash) is redacted in the
+// records too, which are JSON: the page decodes them and would show it.
+func TestStepRecordsRedactSecretsJSONEscapes(t *testing.T) {
+	const secret = `pa"ss\word-0123456789`
+	t.Setenv("ACME_PASSWORD", secret)
+	leak := `export default { id: "leak", server: () => ({ "tool.execute.before": (i) => ({ ...i, copied: i.args.command }) }) }`
+	a, _ := apptest.Boot(t, apptest.Project{Plugins: []string{"./leak.js"}, Files: map[string]string{"leak.js": leak}})
+	in := map[string]any{"toolID": "bash", "args": map[string]any{"command": "curl -u " + secret}, "ctx": map[string]any{}}
+	_, steps := a.Runner.Run(context.Background(), jsplugin.HookToolBefore, in)
+	if len(steps) != 1 || steps[0].Outcome != pipeline.Changed {
+		t.Fatalf("steps %s", outcomes(steps))
+	}
+	for what, s := range map[string]string{"input": steps[0].Input, "output": steps[0].Output} {
+		if strings.Contains(s, "0123456789") || !strings.Contains(s, "[redacted]") {
+			t.Errorf("the step's %s keeps a secret: %s", what, s)
+		}
+	}
+}
