@@ -568,12 +568,22 @@ func (t *turn) step(ctx context.Context) ([]chat.ToolCall, error) {
 	// further back is still one the provider accepts.
 	req := provider.Request{Model: t.model, Params: params, System: t.a.App.Config.Agent.System, Messages: chat.Paired(history), Tools: t.toolSpecs(),
 		Channel: t.scope.Channel}
+	// The text is redacted as it streams, once, for every reader of the
+	// turn's progress (an editor, the CLI, /events), as the stored message
+	// is: a secret split between two deltas waits for the second.
+	redacted := t.a.App.Redact.Stream()
+	send := func(text string) {
+		if text != "" {
+			t.emit(Event{Type: "text", Text: text})
+			t.a.App.Bus.PublishFor(t.sess.Tenant, EventTextDelta, map[string]any{"sessionID": t.sess.ID, "text": text})
+		}
+	}
 	res, err := t.prov.Stream(ctx, req, func(e provider.Event) {
 		if e.TextDelta != "" {
-			t.emit(Event{Type: "text", Text: e.TextDelta})
-			t.a.App.Bus.PublishFor(t.sess.Tenant, EventTextDelta, map[string]any{"sessionID": t.sess.ID, "text": e.TextDelta})
+			send(redacted.Next(e.TextDelta))
 		}
 	})
+	send(redacted.Rest())
 	msg := &chat.Message{Role: chat.RoleAssistant, Text: res.Text, ToolCalls: res.ToolCalls, Usage: &res.Usage, Hooks: pipelineRuns(steps)}
 	if err != nil {
 		msg.Status, msg.Error = chat.StatusError, err.Error()

@@ -22,6 +22,7 @@ import (
 	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/guard"
 	"github.com/podcode/podcode/internal/provider"
+	"github.com/podcode/podcode/internal/provider/openaitest"
 	"github.com/podcode/podcode/internal/store"
 	"github.com/podcode/podcode/plugin"
 )
@@ -767,5 +768,44 @@ func TestHookRunsKeepLayerAndReasonRedacted(t *testing.T) {
 	}
 	if stop == nil || !strings.Contains(stop.Error, "[redacted]") {
 		t.Errorf("the Stop hook's run: %+v", stop)
+	}
+}
+
+// The model's text is redacted as it streams, for every reader of the
+// turn's progress (an editor over ACP, the CLI, /events), not only when
+// stored.
+func TestStreamedTextIsRedacted(t *testing.T) {
+	const secret = "sk-acme-stream-0123456789"
+	t.Setenv("ACME_API_KEY", secret)
+	// A model that says a secret it was never shown (it knows it, or
+	// guessed it).
+	e := newEnv(t, onOpenAI(openaitest.New(t, openaitest.Answer{Text: "the key is " + secret}), nil))
+	sess, err := e.ag.NewSession(context.Background(), agent.SessionRequest{Channel: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var streamed, published strings.Builder
+	unsubscribe := e.ag.App.Bus.Subscribe(agent.EventTextDelta, "test", func(ev bus.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		published.WriteString(fmt.Sprint(ev.Properties["text"]))
+	})
+	defer unsubscribe()
+	_, err = e.ag.Run(context.Background(), agent.TurnRequest{SessionID: sess.ID, Prompt: "what is the key?", Channel: "cli",
+		OnEvent: func(ev agent.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			streamed.WriteString(ev.Text)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for what, text := range map[string]string{"OnEvent": streamed.String(), "the bus": published.String()} {
+		if !strings.Contains(text, "[redacted]") || strings.Contains(text, "0123456789") {
+			t.Errorf("%s streamed %q", what, text)
+		}
 	}
 }

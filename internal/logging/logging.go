@@ -45,6 +45,45 @@ func (r *Redactor) String(s string) string {
 	return r.r.r.Replace(s)
 }
 
+// Stream returns a redactor for text that arrives in pieces (a model's
+// streamed answer): a secret split between two pieces is replaced too.
+func (r *Redactor) Stream() *StreamRedactor { return &StreamRedactor{r: r} }
+
+// StreamRedactor redacts a text piece by piece. Next gives what of the
+// text so far can be shown: all of it but an end that could be the start
+// of a secret, which waits for the next piece; Rest gives that end once
+// the text is complete. Joined, what they give is the whole text redacted.
+type StreamRedactor struct {
+	r       *Redactor
+	pending string
+}
+
+// Next takes the next piece and returns what can be shown now.
+func (s *StreamRedactor) Next(piece string) string {
+	if s.r == nil || s.r.r == nil {
+		return piece
+	}
+	out := s.r.r.r.Replace(s.pending + piece)
+	keep := 0
+	for _, f := range s.r.r.forms {
+		for k := min(len(f)-1, len(out)); k > keep; k-- {
+			if strings.HasSuffix(out, f[:k]) {
+				keep = k
+				break
+			}
+		}
+	}
+	s.pending = out[len(out)-keep:]
+	return out[:len(out)-keep]
+}
+
+// Rest returns what Next held back; the text is complete.
+func (s *StreamRedactor) Rest() string {
+	rest := s.pending
+	s.pending = ""
+	return rest
+}
+
 // LevelFromEnv reads PODCODE_LOG_LEVEL (debug, info, warn, error); info by
 // default.
 func LevelFromEnv() slog.Level {
@@ -104,7 +143,10 @@ func ValueSecrets(v any) []string {
 	return out
 }
 
-type replacer struct{ r *strings.Replacer }
+type replacer struct {
+	r     *strings.Replacer
+	forms []string // what r replaces, longest first
+}
 
 // newReplacer replaces each secret, and each form JSON gives it: a text
 // that holds JSON (a hook step's record, a tool call's arguments, an
@@ -135,7 +177,7 @@ func newReplacer(secrets []string) *replacer {
 	for _, f := range forms {
 		pairs = append(pairs, f, Redacted)
 	}
-	return &replacer{strings.NewReplacer(pairs...)}
+	return &replacer{r: strings.NewReplacer(pairs...), forms: forms}
 }
 
 func (r *replacer) value(v slog.Value) slog.Value {

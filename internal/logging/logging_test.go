@@ -44,3 +44,25 @@ func TestRedactorFindsSecretsWrittenAsJSON(t *testing.T) {
 		}
 	}
 }
+
+// A secret that arrives split between pieces of a stream is replaced; text
+// that cannot be the start of a secret is given at once.
+func TestStreamRedactorFindsASecretSplitBetweenPieces(t *testing.T) {
+	const secret = "sk-acme-0123456789"
+	s := NewRedactor([]string{secret}).Stream()
+	if got := s.Next("hello "); got != "hello " {
+		t.Errorf("Next(hello) = %q, want it at once", got)
+	}
+	var out strings.Builder
+	for _, piece := range []string{"the key is sk-", "acme-01234", "56789, and sk-not-a-secret", " end"} {
+		out.WriteString(s.Next(piece))
+	}
+	out.WriteString(s.Rest())
+	if got, want := out.String(), "the key is "+Redacted+", and sk-not-a-secret end"; got != want {
+		t.Errorf("streamed %q, want %q", got, want)
+	}
+	var nilR *Redactor
+	if got := nilR.Stream().Next("sk-acme-0123456789"); got != secret {
+		t.Errorf("a nil Redactor's stream changed the text: %q", got)
+	}
+}
