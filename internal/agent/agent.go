@@ -476,7 +476,13 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 		}
 	}
 	bg := context.WithoutCancel(ctx)
-	a.Store.SetStatus(bg, sess.ID, status)
+	if err := a.Store.SetStatus(bg, sess.ID, status); errors.Is(err, store.ErrLeaseLost) {
+		// Another node holds the session now: the end of this turn is
+		// its to announce (it reaped it), and a turn of its own may
+		// have started.
+		a.App.Log.Warn("agent: the turn's lease was lost; it ended without a word", "session", sess.ID)
+		return t.out, runErr
+	}
 	fin := map[string]any{"sessionID": sess.ID, "status": turnStatus}
 	if runErr != nil {
 		fin["error"] = runErr.Error()

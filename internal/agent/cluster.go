@@ -69,7 +69,12 @@ func (a *Agent) CancelAnywhere(ctx context.Context, sess store.Session) bool {
 	}
 	// A session whose lease no other live node holds has no turn to
 	// cancel there: no need to wait for silence from every node.
-	if holder, err := a.Store.TurnHolder(ctx, sess.ID, time.Now()); err != nil || holder == "" || holder == a.Node.Name() {
+	holder, err := a.Store.TurnHolder(ctx, sess.ID, time.Now())
+	if err != nil {
+		a.App.Log.Warn("agent: finding the node that runs a turn, to cancel it, failed", "session", sess.ID, "error", err.Error())
+		return false
+	}
+	if holder == "" || holder == a.Node.Name() {
 		return false
 	}
 	ans, ok, err := cluster.Ask[cancelRequest, cancelAnswer](ctx, a.Node, "cancel", cancelRequest{SessionID: sess.ID})

@@ -170,6 +170,8 @@ func (n *Node) Release(ctx context.Context, sessionID string) {
 
 // Run renews this node's leases every third of the lease while it holds
 // any, and reaps the turns of dead nodes every half lease, until ctx ends.
+// The two run apart, each bounded, so that a reap that hangs (a database
+// cut off, a lock wait) never holds back a renewal.
 //
 // A turn whose lease is lost is cancelled, so that it does not go on beside
 // the turn of a node that takes the session over (and its writes are
@@ -177,19 +179,29 @@ func (n *Node) Release(ctx context.Context, sessionID string) {
 // (another node reaped or claimed it after it expired), and a lease within
 // a third of its end is given up, when renewals keep failing or hang.
 func (n *Node) Run(ctx context.Context) {
+	reaped := make(chan struct{})
+	go func() {
+		defer close(reaped)
+		reap := time.NewTicker(n.lease / 2)
+		defer reap.Stop()
+		for {
+			n.reap(ctx) // first: what a node that died before this one started left
+			select {
+			case <-ctx.Done():
+				return
+			case <-reap.C:
+			}
+		}
+	}()
+	defer func() { <-reaped }()
 	renew := time.NewTicker(n.lease / 3)
 	defer renew.Stop()
-	reap := time.NewTicker(n.lease / 2)
-	defer reap.Stop()
-	n.reap(ctx) // what a node that died before this one started left
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-renew.C:
 			n.renew(ctx)
-		case <-reap.C:
-			n.reap(ctx)
 		}
 	}
 }
@@ -248,8 +260,12 @@ func (n *Node) drop(id string, h *held) {
 	delete(n.held, id)
 }
 
+// reap marks interrupted the turns whose leases ran out (their nodes
+// stopped renewing), each look bounded by half a lease.
 func (n *Node) reap(ctx context.Context) {
-	sessions, err := n.leases.ReapTurns(ctx, time.Now())
+	rctx, cancel := context.WithTimeout(ctx, n.lease/2)
+	defer cancel()
+	sessions, err := n.leases.ReapTurns(rctx, time.Now())
 	if err != nil {
 		if ctx.Err() == nil {
 			n.log.Warn("cluster: looking for the turns of dead nodes failed", "error", err.Error())

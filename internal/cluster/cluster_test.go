@@ -263,3 +263,38 @@ func TestRenewalsFailingCancelTheTurnsBeforeTheLeaseEnds(t *testing.T) {
 		}
 	})
 }
+
+// hangingReaps are leases whose reaps hang until their context ends.
+type hangingReaps struct{ Leases }
+
+func (hangingReaps) ReapTurns(ctx context.Context, _ time.Time) ([]store.Session, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// A reap that hangs (the database cut off, a lock wait) holds back no
+// renewal: the node keeps its turns' leases, and no other node can take
+// their sessions.
+func TestHangingReapsHoldBackNoRenewal(t *testing.T) {
+	eachStore(t, func(t *testing.T, st *store.Store) {
+		const lease = time.Second
+		sess := session(t, st)
+		a := New(hangingReaps{st}, nil, Options{Name: "a", Lease: lease})
+		turn, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		if err := a.Claim(t.Context(), sess.ID, cancel); err != nil {
+			t.Fatal(err)
+		}
+		ctx, stop := context.WithCancel(t.Context())
+		defer stop()
+		go a.Run(ctx)
+		time.Sleep(2 * lease)
+		if turn.Err() != nil {
+			t.Fatal("the turn was cancelled: its lease was not renewed")
+		}
+		b := New(st, nil, Options{Name: "b", Lease: lease})
+		if err := b.Claim(t.Context(), sess.ID, func() {}); !errors.Is(err, ErrBusy) {
+			t.Errorf("another node took the session of a live node: %v", err)
+		}
+	})
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -34,11 +33,13 @@ func (s *Store) Engine() string { return s.engine }
 // one migrates, the others wait for it (see the package doc). Unlike
 // Open, it marks no session interrupted: a running session may be another
 // live node's (ReapTurns).
+//
+// Its errors do not repeat url, which may hold a password: the caller
+// names the database (logging.RedactURL).
 func OpenPostgres(ctx context.Context, url string) (*Store, error) {
-	where := redact(url)
 	db, err := sql.Open("pgx", url)
 	if err != nil {
-		return nil, fmt.Errorf("store: opening %s: %w", where, err)
+		return nil, fmt.Errorf("store: opening the PostgreSQL database: %w", err)
 	}
 	db.SetMaxOpenConns(pgMaxConns)
 	db.SetMaxIdleConns(pgMaxConns)
@@ -46,22 +47,13 @@ func OpenPostgres(ctx context.Context, url string) (*Store, error) {
 	s := &Store{engine: EnginePostgres, db: db, w: db}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("store: %s: %w", where, err)
+		return nil, fmt.Errorf("store: PostgreSQL: %w", err)
 	}
 	if err := s.prepare(ctx); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("store: %s: %w", where, err)
+		return nil, fmt.Errorf("store: PostgreSQL: %w", err)
 	}
 	return s, nil
-}
-
-// redact is a connection URL without its password, for errors and logs.
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" {
-		return "the PostgreSQL database"
-	}
-	return u.Redacted()
 }
 
 // rebind is query written for this store's engine: the same on SQLite;

@@ -1,6 +1,10 @@
 package store
 
-import "testing"
+import (
+	"context"
+	"strings"
+	"testing"
+)
 
 // Queries are written once with ? and ?N; PostgreSQL gets $N, in order
 // for ?, and nothing inside quotes or comments changes.
@@ -22,5 +26,22 @@ func TestDollarPlaceholders(t *testing.T) {
 	s := &Store{engine: EngineSQLite}
 	if q := `SELECT ? WHERE a = ?1`; s.rebind(q) != q {
 		t.Errorf("SQLite's query was rewritten: %q", s.rebind(q))
+	}
+}
+
+// A PostgreSQL database that cannot be opened is an error that does not
+// carry the URL's password, in the user part or as a parameter.
+func TestOpenPostgresErrorKeepsNoPassword(t *testing.T) {
+	for _, url := range []string{
+		"postgres://podcode:hunter2-secret@127.0.0.1:1/podcode?connect_timeout=1",
+		"postgres://podcode@127.0.0.1:1/podcode?password=hunter2-secret&connect_timeout=1",
+	} {
+		_, err := OpenPostgres(context.Background(), url)
+		if err == nil {
+			t.Fatalf("%s opened", url)
+		}
+		if strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("the error keeps the password: %v", err)
+		}
 	}
 }

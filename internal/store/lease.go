@@ -124,6 +124,12 @@ func (s *Store) ReleaseTurn(ctx context.Context, sessionID, node string) error {
 	return nil
 }
 
+// queryReap marks interrupted the running turns whose leases ended; it
+// names the partial index's condition (runningTurns) so that SQLite uses
+// it, and PostgreSQL too when it plans the statement once for any values.
+const queryReap = `UPDATE sessions SET status = ?, turn_node = '', turn_until = 0, updated_at = ?
+	WHERE ` + runningTurns + ` AND turn_until < ? RETURNING ` + sessionColumns
+
 // ReapTurns marks interrupted the running sessions whose lease expired
 // before now (their node died, or stopped renewing), clearing the lease,
 // and returns them as they are then, so that the caller can announce it.
@@ -133,9 +139,7 @@ func (s *Store) ReleaseTurn(ctx context.Context, sessionID, node string) error {
 func (s *Store) ReapTurns(ctx context.Context, now time.Time) ([]Session, error) {
 	s.beginWrite()
 	defer s.endWrite()
-	rows, err := s.w.QueryContext(ctx, s.rebind(`UPDATE sessions SET status = ?, turn_node = '', turn_until = 0, updated_at = ?
-		WHERE status = ? AND turn_node != '' AND turn_until < ? RETURNING `+sessionColumns),
-		SessionInterrupted, millis(time.Now()), SessionRunning, millis(now))
+	rows, err := s.w.QueryContext(ctx, s.rebind(queryReap), SessionInterrupted, millis(time.Now()), millis(now))
 	if err != nil {
 		return nil, fmt.Errorf("store: reaping expired turns: %w", err)
 	}

@@ -428,17 +428,6 @@ func (s *Store) SetStatus(ctx context.Context, id, status string) error {
 	return nil
 }
 
-// AddUsage adds tokens to a session's usage.
-func (s *Store) AddUsage(ctx context.Context, id string, u chat.Usage) error {
-	s.beginWrite()
-	defer s.endWrite()
-	_, err := s.touchSession.ExecContext(ctx, u.Input, u.Output, millis(time.Now()), id)
-	if err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	return nil
-}
-
 // AppendMessage stores m as the session's next message, filling in its ID,
 // sequence number and time.
 func (s *Store) AppendMessage(ctx context.Context, m *chat.Message) error {
@@ -521,12 +510,13 @@ func (s *Store) CloseOpenCalls(ctx context.Context, sessionID, why string) ([]ch
 	defer tx.Rollback()
 	// Only the tail matters: the last message that is not a tool result,
 	// and the results after it.
-	// PostgreSQL: the session's row first (as appendTx does), so that
-	// another node's append waits until this transaction ends and the
-	// tail read is the tail appended to. SQLite's BEGIN IMMEDIATE already
-	// holds the database's write lock.
+	// PostgreSQL: the session's row locked first (as appendTx's update
+	// does), so that another node's append waits until this transaction
+	// ends and the tail read is the tail appended to; locked, not
+	// written. SQLite's BEGIN IMMEDIATE already holds the database's
+	// write lock.
 	if s.engine == EnginePostgres {
-		if _, err := tx.StmtContext(ctx, s.touchSession).ExecContext(ctx, 0, 0, millis(time.Now()), sessionID); err != nil {
+		if _, err := tx.ExecContext(ctx, `SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE`, sessionID); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
 	}

@@ -29,12 +29,15 @@ func TestSessionsAndMessagesSurviveReopen(t *testing.T) {
 			{SessionID: sess.ID, Role: chat.RoleTool, Result: &chat.Result{CallID: "call_1", Tool: "read", Output: "content"}},
 		}
 		for _, m := range msgs {
-			if err := s.AppendMessage(ctx, m); err != nil {
+			var usage chat.Usage
+			if m.Role == chat.RoleAssistant {
+				usage = chat.Usage{Input: 10, Output: 3} // the model call's, stored with its message
+			}
+			if _, err := s.AppendStep(ctx, m, usage); err != nil {
 				t.Fatal(err)
 			}
 		}
 		s.SetStatus(ctx, sess.ID, SessionRunning)
-		s.AddUsage(ctx, sess.ID, chat.Usage{Input: 10, Output: 3})
 		s.Close()
 
 		s = db.open(t) // a restart after a crash mid-turn
@@ -227,10 +230,11 @@ func recentTexts(t *testing.T, s *Store, sessionID string) string {
 }
 
 // A turn's start looks messages up by role through the partial index of
-// the rare roles, on SQLite (which uses a partial index only when the
-// query repeats its condition) and on PostgreSQL; an append writes no
-// index entry by role for its assistant or tool message.
-func TestRoleLookupsUseThePartialIndex(t *testing.T) {
+// the rare roles, and the reaper finds expired turns through that of the
+// running ones, on SQLite (which uses a partial index only when the query
+// repeats its condition) and on PostgreSQL; an append writes no index
+// entry by role for its assistant or tool message.
+func TestLookupsUseThePartialIndexes(t *testing.T) {
 	eachEngine(t, func(t *testing.T, db testDB) {
 		s := db.open(t)
 		ctx := context.Background()
@@ -248,11 +252,12 @@ func TestRoleLookupsUseThePartialIndex(t *testing.T) {
 			}
 		}
 		for _, q := range []struct {
-			name, sql string
-			args      []any
+			name, sql, index string
+			args             []any
 		}{
-			{"last summary", queryLastSummary, []any{"ses_1", chat.RoleSummary}},
-			{"opening", queryOpening, []any{"ses_1", chat.RoleContext, 10, chat.RoleUser}},
+			{"last summary", queryLastSummary, "messages_rare_roles", []any{"ses_1", chat.RoleSummary}},
+			{"opening", queryOpening, "messages_rare_roles", []any{"ses_1", chat.RoleContext, 10, chat.RoleUser}},
+			{"reap", queryReap, "sessions_running", []any{SessionInterrupted, 0, 0}},
 		} {
 			name := q.name
 			rows, err := conn.QueryContext(ctx, explain+s.rebind(q.sql), q.args...)
@@ -273,8 +278,8 @@ func TestRoleLookupsUseThePartialIndex(t *testing.T) {
 				fmt.Fprintln(&plan, vals...)
 			}
 			rows.Close()
-			if !strings.Contains(plan.String(), "messages_rare_roles") {
-				t.Errorf("%s does not use messages_rare_roles:\n%s", name, plan.String())
+			if !strings.Contains(plan.String(), q.index) {
+				t.Errorf("%s does not use %s:\n%s", name, q.index, plan.String())
 			}
 		}
 	})

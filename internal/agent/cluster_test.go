@@ -1,0 +1,65 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/podcode/podcode/internal/agent"
+	"github.com/podcode/podcode/internal/bus"
+	"github.com/podcode/podcode/internal/cluster"
+	"github.com/podcode/podcode/internal/provider/openaitest"
+)
+
+// A turn whose lease another node took is cancelled, and says nothing
+// more of the session: turn.finished is the new holder's to announce (the
+// node that reaped the turn did; a turn of its own may be under way).
+func TestATurnThatLostItsLeaseAnnouncesNothing(t *testing.T) {
+	srv := openaitest.New(t, openaitest.Answer{Calls: []openaitest.Call{{Name: "bash", Args: `{"command": "sleep 30"}`}}})
+	e := newEnv(t, onOpenAI(srv, nil))
+	const lease = time.Second
+	a := cluster.New(e.st, nil, cluster.Options{Name: "a", Lease: lease})
+	e.ag.JoinCluster(a)
+	sess, err := e.ag.NewSession(context.Background(), agent.SessionRequest{Channel: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var finished atomic.Int32
+	e.ag.App.Bus.Subscribe(agent.EventTurnFinished, "test", func(bus.Event) { finished.Add(1) })
+	started := make(chan struct{})
+	var once sync.Once
+	e.ag.App.Bus.Subscribe(bus.ToolCallStarted, "test", func(bus.Event) { once.Do(func() { close(started) }) })
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.ag.Run(context.Background(), agent.TurnRequest{SessionID: sess.ID, Prompt: "wait"})
+		done <- err
+	}()
+	<-started
+	// a does not renew (its Run is not started) until b has taken the
+	// session, as a stalled node would.
+	b := cluster.New(e.st, nil, cluster.Options{Name: "b", Lease: time.Hour})
+	deadline := time.Now().Add(10 * time.Second)
+	for b.Claim(t.Context(), sess.ID, func() {}) != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("b could not take the session")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ctx, stop := context.WithCancel(t.Context())
+	defer stop()
+	go a.Run(ctx)
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the turn ended with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the turn goes on after b took its session")
+	}
+	if n := finished.Load(); n != 0 {
+		t.Errorf("the turn that lost its lease announced turn.finished %d times", n)
+	}
+}
