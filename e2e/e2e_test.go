@@ -21,22 +21,18 @@ import (
 	"github.com/podcode/podcode/internal/apptest"
 )
 
+// binary is the podcode command built from examples/embed, once, by
+// TestMain.
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "podcode-e2e")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "podcode")
-	build := exec.Command("go", "build", "-o", binary, "../examples/embed")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
+	var err error
+	if binary, err = apptest.BuildBinary(apptest.Embedded); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building the server:", err)
 		os.Exit(1)
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	apptest.RemoveBinaries()
 	os.Exit(code)
 }
 

@@ -16,8 +16,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/podcode/podcode/internal/apptest"
 )
 
 // tsc runs the TypeScript compiler on the project in dir and returns its
@@ -105,11 +106,11 @@ func TestExamplesTSConfigIsInits(t *testing.T) {
 	if a, b := compilerOptions(examples), compilerOptions(inits); a != b {
 		t.Errorf("examples/plugins/tsconfig.json has compilerOptions\n%s\n`plugin init` writes\n%s", a, b)
 	}
-	printed, err := exec.Command(podcode(t), "plugin", "types", "--tsconfig").Output()
+	printed, err := exec.Command(apptest.Binary(t, apptest.Podcode), "plugin", "types", "--tsconfig").Output()
 	if err != nil || !bytes.Equal(printed, inits) {
 		t.Errorf("plugin types --tsconfig printed (%v)\n%s\nwant what plugin init wrote\n%s", err, printed, inits)
 	}
-	printed, err = exec.Command(podcode(t), "plugin", "types").Output()
+	printed, err = exec.Command(apptest.Binary(t, apptest.Podcode), "plugin", "types").Output()
 	declarations, _ := os.ReadFile(filepath.Join(dir, ".podcode", "podcode-plugin.d.ts"))
 	if err != nil || len(printed) == 0 || !bytes.Equal(printed, declarations) {
 		t.Errorf("plugin types printed %d bytes (%v), not the %d of the declarations plugin init wrote", len(printed), err, len(declarations))
@@ -117,37 +118,9 @@ func TestExamplesTSConfigIsInits(t *testing.T) {
 }
 
 // podcodeBin is the podcode command, built once per test binary.
-var podcodeBin struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-func podcode(t *testing.T) string {
-	t.Helper()
-	podcodeBin.once.Do(func() {
-		dir, err := os.MkdirTemp("", "podcode-bin-")
-		if err == nil {
-			podcodeBin.path = filepath.Join(dir, "podcode")
-			cmd := exec.Command("go", "build", "-o", podcodeBin.path, "./cmd/podcode")
-			cmd.Dir = filepath.Join("..", "..")
-			if out, berr := cmd.CombinedOutput(); berr != nil {
-				err = fmt.Errorf("go build ./cmd/podcode: %v\n%s", berr, out)
-			}
-		}
-		podcodeBin.err = err
-	})
-	if podcodeBin.err != nil {
-		t.Fatal(podcodeBin.err)
-	}
-	return podcodeBin.path
-}
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if podcodeBin.path != "" {
-		os.RemoveAll(filepath.Dir(podcodeBin.path))
-	}
+	apptest.RemoveBinaries()
 	os.Exit(code)
 }
 
@@ -155,7 +128,7 @@ func TestMain(m *testing.M) {
 // with the user's folders at temp folders, and returns the directory.
 func initPlugin(t *testing.T, name string) string {
 	t.Helper()
-	bin := podcode(t)
+	bin := apptest.Binary(t, apptest.Podcode)
 	dir := t.TempDir()
 	home := t.TempDir()
 	cmd := exec.Command(bin, "plugin", "init", name)
@@ -255,7 +228,7 @@ func TestInitPluginTypeChecks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(project, "tsconfig.json"), mine, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(podcode(t), "plugin", "init", "second")
+	cmd := exec.Command(apptest.Binary(t, apptest.Podcode), "plugin", "init", "second")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/podcode/podcode/internal/apptest"
 )
 
 // event is a line testdata/client.mjs prints.
@@ -50,7 +52,7 @@ func TestOfficialTypeScriptClient(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Fatal("node is needed to run the ACP client")
 	}
-	bin := build(t)
+	bin := apptest.Binary(t, apptest.Podcode)
 	project, config := projectAndConfig(t, `{"permission": {"bash": "ask"}}`)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -116,15 +118,10 @@ func TestOfficialTypeScriptClient(t *testing.T) {
 	}
 }
 
-// build builds cmd/podcode into a directory of the test.
-func build(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "podcode")
-	cmd := exec.Command("go", "build", "-o", bin, "../../cmd/podcode")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+func TestMain(m *testing.M) {
+	code := m.Run()
+	apptest.RemoveBinaries()
+	os.Exit(code)
 }
 
 // projectAndConfig makes a project and a user config folder whose
@@ -152,7 +149,7 @@ func environ(t *testing.T, config string) []string {
 // SIGTERM ends podcode acp: the running turn is cancelled, its prompt
 // answered with stopReason cancelled, and the process exits with status 0.
 func TestSIGTERMCancelsAndEnds(t *testing.T) {
-	bin := build(t)
+	bin := apptest.Binary(t, apptest.Podcode)
 	project, config := projectAndConfig(t, `{}`)
 	cmd := exec.Command(bin, "acp")
 	cmd.Dir, cmd.Env = project, environ(t, config)

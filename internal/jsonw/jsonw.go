@@ -5,7 +5,10 @@
 // require.
 package jsonw
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+	"unsafe"
+)
 
 const hexDigits = "0123456789abcdef"
 
@@ -50,4 +53,11 @@ func AppendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// AppendBytes is AppendString for text held as bytes (a tool call's
+// arguments), without copying them into a string first: AppendString
+// reads its argument and keeps nothing of it.
+func AppendBytes(b, p []byte) []byte {
+	return AppendString(b, unsafe.String(unsafe.SliceData(p), len(p)))
 }

@@ -3,6 +3,7 @@ package jsonw
 import (
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 )
 
 // What AppendString writes decodes to the string encoding/json decodes
@@ -13,6 +14,12 @@ func FuzzAppendString(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		out := AppendString(nil, s)
+		if !utf8.Valid(out) {
+			t.Errorf("AppendString(%q) = %q, not UTF-8", s, out)
+		}
+		if bs := AppendBytes(nil, []byte(s)); string(bs) != string(out) {
+			t.Errorf("AppendBytes(%q) = %s, AppendString %s", s, bs, out)
+		}
 		var got string
 		if err := json.Unmarshal(out, &got); err != nil {
 			t.Fatalf("AppendString(%q) = %s, not JSON: %v", s, out, err)

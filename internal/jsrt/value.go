@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/unistring"
@@ -414,9 +415,9 @@ func Export(vm *goja.Runtime, v goja.Value) (out any, err error) {
 	return out, err
 }
 
-// readFields turns the fast path of layout.go on; tests compare it with the
-// generic path.
-var readFields = true
+// genericOnly turns the fast path of layout.go off; tests compare the two
+// paths.
+var genericOnly atomic.Bool
 
 func exportValue(v goja.Value, depth int, budget *int) (any, bool, error) {
 	if depth > maxDepth {
@@ -451,7 +452,7 @@ func exportValue(v goja.Value, depth int, budget *int) (any, bool, error) {
 	if !ok {
 		return nil, true, fmt.Errorf("cannot pass a JavaScript %s across a plugin boundary", v.ExportType())
 	}
-	if l := gojaFields(); l.ok && readFields {
+	if l := gojaFields(); l.ok && !genericOnly.Load() {
 		if vals, keys, ok := l.plainObject(obj); ok {
 			return exportPlain(vals, keys, depth, budget)
 		}

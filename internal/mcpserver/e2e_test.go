@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,38 +24,9 @@ import (
 // destructive bash commands) and drive it with the official TypeScript
 // SDK's client (testdata/client.mjs) or by hand.
 
-var (
-	buildOnce sync.Once
-	binary    string
-	buildErr  error
-)
-
-// podcodeBinary builds the command once for the package's tests.
-func podcodeBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "podcode-mcp-e2e")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binary = filepath.Join(dir, "podcode")
-		out, err := exec.Command("go", "build", "-o", binary, "../../examples/embed").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("building podcode: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binary
-}
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binary != "" {
-		os.RemoveAll(filepath.Dir(binary))
-	}
+	apptest.RemoveBinaries()
 	os.Exit(code)
 }
 
@@ -141,7 +111,7 @@ func checkSteps(t *testing.T, dir string, steps map[string]map[string]any) {
 // `podcode mcp serve` driven over stdio by the TypeScript SDK's client:
 // the guard and the plugin apply to its calls.
 func TestServeStdioWithTypeScriptClient(t *testing.T) {
-	bin := podcodeBinary(t)
+	bin := apptest.Binary(t, apptest.Embedded)
 	dir, env := e2eProject(t)
 	checkSteps(t, dir, nodeClient(t, env, "stdio", bin, dir))
 }
@@ -149,7 +119,7 @@ func TestServeStdioWithTypeScriptClient(t *testing.T) {
 // /mcp of `podcode serve` driven by the TypeScript SDK's client with the
 // token; without the token, /mcp answers 401.
 func TestServeHTTPWithTypeScriptClient(t *testing.T) {
-	bin := podcodeBinary(t)
+	bin := apptest.Binary(t, apptest.Embedded)
 	dir, env := e2eProject(t)
 	const token = "e2e-token-0123456789"
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -212,7 +182,7 @@ func TestServeHTTPWithTypeScriptClient(t *testing.T) {
 // `podcode mcp serve` writes nothing but protocol messages to standard
 // output, ends cleanly when its input ends, and on SIGTERM.
 func TestServeStdioStops(t *testing.T) {
-	bin := podcodeBinary(t)
+	bin := apptest.Binary(t, apptest.Embedded)
 	dir, env := e2eProject(t)
 	for _, how := range []string{"end of input", "SIGTERM"} {
 		t.Run(how, func(t *testing.T) {

@@ -27,21 +27,13 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "podcode-perfbench")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "perfbench:", err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "podcode")
-	build := exec.Command("go", "build", "-o", binary, "github.com/podcode/podcode/cmd/podcode")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	var err error
+	if binary, err = apptest.BuildBinary(apptest.Podcode); err != nil {
 		fmt.Fprintln(os.Stderr, "perfbench: building the podcode command:", err)
-		os.RemoveAll(dir)
 		os.Exit(1)
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	apptest.RemoveBinaries()
 	os.Exit(code)
 }
 

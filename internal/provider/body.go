@@ -121,7 +121,7 @@ func appendMessages(b []byte, req Request) []byte {
 							b = append(b, ',')
 						}
 						b = append(b, `"arguments":`...)
-						b = jsonw.AppendString(b, string(c.Args))
+						b = jsonw.AppendBytes(b, c.Args)
 					}
 					b = append(b, `}}`...)
 				}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/podcode/podcode/internal/chat"
 )
@@ -126,6 +127,9 @@ func FuzzBodyMatchesEncodingJSON(f *testing.F) {
 		got, err := o.body(req)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !utf8.Valid(got) { // decoding would hide invalid UTF-8: it reads as U+FFFD
+			t.Fatalf("the body is not UTF-8: %q", got)
 		}
 		want, err := referenceBody(req)
 		if err != nil {
