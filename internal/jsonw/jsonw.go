@@ -61,3 +61,40 @@ func AppendString(b []byte, s string) []byte {
 func AppendBytes(b, p []byte) []byte {
 	return AppendString(b, unsafe.String(unsafe.SliceData(p), len(p)))
 }
+
+// escapeExtra is what AppendString adds to an ASCII byte: 1 for \x, 5
+// for \u00xx; 0 for the rest (and for the bytes of valid UTF-8).
+var escapeExtra = func() (t [256]uint8) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = 5
+	}
+	for _, c := range []byte{'"', '\\', '\n', '\r', '\t'} {
+		t[c] = 1
+	}
+	return t
+}()
+
+// QuotedLen is len(AppendString(nil, s)), counted without writing: what a
+// writer that keeps only the start of a long string still owes.
+func QuotedLen(s string) int {
+	n := 2 + len(s) // then what escapes add
+	if utf8.ValidString(s) {
+		for i := 0; i < len(s); i++ {
+			n += int(escapeExtra[s[i]])
+		}
+		return n
+	}
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			n += int(escapeExtra[c])
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			n += 5 // one byte becomes \ufffd
+		}
+		i += size
+	}
+	return n
+}

@@ -17,6 +17,9 @@ func FuzzAppendString(f *testing.F) {
 		if !utf8.Valid(out) {
 			t.Errorf("AppendString(%q) = %q, not UTF-8", s, out)
 		}
+		if n := QuotedLen(s); n != len(out) {
+			t.Errorf("QuotedLen(%q) = %d, AppendString wrote %d bytes", s, n, len(out))
+		}
 		if bs := AppendBytes(nil, []byte(s)); string(bs) != string(out) {
 			t.Errorf("AppendBytes(%q) = %s, AppendString %s", s, bs, out)
 		}

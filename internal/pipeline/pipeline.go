@@ -38,6 +38,7 @@ import (
 	"github.com/podcode/podcode/internal/bus"
 	"github.com/podcode/podcode/internal/jsplugin"
 	"github.com/podcode/podcode/internal/jsrt"
+	"github.com/podcode/podcode/internal/logging"
 	"github.com/podcode/podcode/internal/tool"
 )
 
@@ -86,7 +87,7 @@ type Runner struct {
 	// Redact replaces known secrets in what the steps record of their
 	// input and output (the redactor of everything Podcode stores); nil
 	// records them as they are.
-	Redact interface{ String(string) string }
+	Redact *logging.Redactor
 }
 
 func (r *Runner) timeout() time.Duration {

@@ -17,96 +17,153 @@ import (
 // What a step records of its input and output (Step.Input, Step.Output).
 // It runs on the hook's path, once per value (the run's input and each
 // changed value), so JSON-shaped data is written without reflection into
-// a pooled buffer; anything else goes through encoding/json.
+// a pooled buffer; anything else goes through encoding/json. Only the
+// start of a value is written (about chat.MaxRunData bytes and a margin):
+// a string past it is counted, not copied, so a tool result of megabytes
+// costs a scan of its text, not a copy, a redaction and a cut.
 
 var recordBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// recordMargin is what a record writes past chat.MaxRunData: room for the
+// redaction to shorten the text and still fill the record.
+const recordMargin = 1 << 10
 
 // record returns the JSON of v as a step records it: without its "ctx"
 // (the call's context, the same for every step, and not a hook's to
 // change: the timeline shows the call's once), map keys sorted,
 // undefined as null, HTML characters not escaped (so that a secret holding
-// one is found as it is); secrets replaced by the Runner's Redact over the
-// whole text (before the cut, so that no part of a secret is kept); then
-// at most chat.MaxRunData bytes, cut at a character boundary with a note
-// giving the full length.
+// one is found as it is); secrets replaced by the Runner's Redact (before
+// the cut, and a secret that the end of what was written cuts in two is
+// left out, so that no part of a secret is kept); then at most
+// chat.MaxRunData bytes, cut at a character boundary with a note giving
+// the full length.
 func (r *Runner) record(v any) string {
 	bp := recordBufs.Get().(*[]byte)
-	var b []byte
+	w := recorder{b: (*bp)[:0], limit: chat.MaxRunData + recordMargin}
 	var err error
 	if m, ok := v.(map[string]any); ok {
-		b, err = appendObject((*bp)[:0], m, "ctx")
+		err = w.object(m, "ctx")
 	} else {
-		b, err = appendJSON((*bp)[:0], v)
+		err = w.value(v)
 	}
 	var s string
-	if err != nil {
+	total := -1 // the redacted text's own length
+	switch {
+	case err != nil:
 		s = fmt.Sprintf("(not JSON: %s)", err)
-	} else {
-		s = string(b)
+	case w.skipped == 0:
+		s = r.Redact.String(string(w.b))
+	default:
+		// The text ends inside a string: an end that may be the start of
+		// a secret is left out.
+		s, total = r.Redact.Stream().Next(string(w.text())), len(w.b)+w.skipped
 	}
-	if cap(b) <= 64<<10 { // a huge value's buffer is not kept
-		*bp = b[:0]
+	if cap(w.b) <= 64<<10 { // a huge value's buffer is not kept
+		*bp = w.b[:0]
 		recordBufs.Put(bp)
 	}
-	if r.Redact != nil {
-		s = r.Redact.String(s)
-	}
-	return bound(s, chat.MaxRunData)
+	return bound(s, chat.MaxRunData, total)
 }
 
-// bound keeps at most n bytes of s, note included.
-func bound(s string, n int) string {
-	if len(s) <= n {
-		return s
+// bound keeps at most n bytes of s, note included; total, when it is not
+// -1, is the length of the whole of which s is the start.
+func bound(s string, n, total int) string {
+	if total < 0 {
+		if len(s) <= n {
+			return s
+		}
+		total = len(s)
 	}
-	note := fmt.Sprintf("… [cut: %d bytes in all]", len(s))
-	cut := max(n-len(note), 0)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
+	note := fmt.Sprintf("… [cut: %d bytes in all]", total)
+	cut := min(max(n-len(note), 0), len(s))
+	for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + note
 }
 
-// appendJSON appends the JSON of v to b.
-func appendJSON(b []byte, v any) ([]byte, error) {
-	switch t := v.(type) {
-	case nil, jsrt.Undefined:
-		return append(b, "null"...), nil
-	case bool:
-		return strconv.AppendBool(b, t), nil
-	case string:
-		return jsonw.AppendString(b, t), nil
-	case float64:
-		return appendFloat(b, t)
-	case int:
-		return strconv.AppendInt(b, int64(t), 10), nil
-	case int64:
-		return strconv.AppendInt(b, t, 10), nil
-	case map[string]any:
-		return appendObject(b, t, "")
-	case []any:
-		b = append(b, '[')
-		for i, x := range t {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendJSON(b, x); err != nil {
-				return b, err
-			}
-		}
-		return append(b, ']'), nil
-	}
-	j, err := json.Marshal(v)
-	if err != nil {
-		return b, err
-	}
-	return append(b, j...), nil
+// recorder writes the JSON of a value up to about limit bytes: a string
+// that does not fit is written in part (from a character boundary on, it
+// is counted in skipped), which gives the full length without the copy.
+type recorder struct {
+	b       []byte
+	limit   int
+	skipped int // bytes of the JSON not written
+	// end is where the record's text ends: the first string cut; what
+	// comes after it (punctuation, numbers) is written only to be counted.
+	end int
 }
 
-// appendObject appends the JSON of m, keys sorted, without the key skip
-// ("" skips none).
-func appendObject(b []byte, m map[string]any, skip string) ([]byte, error) {
+// text is what the record shows of the JSON written.
+func (w *recorder) text() []byte {
+	if w.skipped == 0 {
+		return w.b
+	}
+	return w.b[:w.end]
+}
+
+func (w *recorder) str(s string) {
+	room := w.limit - len(w.b)
+	if room >= len(s) {
+		w.b = jsonw.AppendString(w.b, s)
+		return
+	}
+	k := max(room, 0)
+	for k > 0 && !utf8.RuneStart(s[k]) {
+		k--
+	}
+	n := len(w.b)
+	w.b = jsonw.AppendString(w.b, s[:k])
+	w.b = w.b[:len(w.b)-1] // the string goes on: no closing quote
+	if w.skipped == 0 {
+		w.end = len(w.b)
+	}
+	w.skipped += jsonw.QuotedLen(s) - (len(w.b) - n)
+}
+
+// value writes the JSON of v.
+func (w *recorder) value(v any) error {
+	switch t := v.(type) {
+	case nil, jsrt.Undefined:
+		w.b = append(w.b, "null"...)
+	case bool:
+		w.b = strconv.AppendBool(w.b, t)
+	case string:
+		w.str(t)
+	case float64:
+		var err error
+		w.b, err = appendFloat(w.b, t)
+		return err
+	case int:
+		w.b = strconv.AppendInt(w.b, int64(t), 10)
+	case int64:
+		w.b = strconv.AppendInt(w.b, t, 10)
+	case map[string]any:
+		return w.object(t, "")
+	case []any:
+		w.b = append(w.b, '[')
+		for i, x := range t {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			if err := w.value(x); err != nil {
+				return err
+			}
+		}
+		w.b = append(w.b, ']')
+	default:
+		j, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		w.b = append(w.b, j...)
+	}
+	return nil
+}
+
+// object writes the JSON of m, keys sorted, without the key skip ("" skips
+// none).
+func (w *recorder) object(m map[string]any, skip string) error {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		if k != skip || skip == "" {
@@ -114,19 +171,19 @@ func appendObject(b []byte, m map[string]any, skip string) ([]byte, error) {
 		}
 	}
 	slices.Sort(keys)
-	b = append(b, '{')
+	w.b = append(w.b, '{')
 	for i, k := range keys {
 		if i > 0 {
-			b = append(b, ',')
+			w.b = append(w.b, ',')
 		}
-		b = jsonw.AppendString(b, k)
-		b = append(b, ':')
-		var err error
-		if b, err = appendJSON(b, m[k]); err != nil {
-			return b, err
+		w.str(k)
+		w.b = append(w.b, ':')
+		if err := w.value(m[k]); err != nil {
+			return err
 		}
 	}
-	return append(b, '}'), nil
+	w.b = append(w.b, '}')
+	return nil
 }
 
 // appendFloat writes f as encoding/json does.
