@@ -3,7 +3,6 @@ package agent_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,15 +28,7 @@ func TestATurnThatLostItsLeaseAnnouncesNothing(t *testing.T) {
 	}
 	var finished atomic.Int32
 	e.ag.App.Bus.Subscribe(agent.EventTurnFinished, "test", func(bus.Event) { finished.Add(1) })
-	started := make(chan struct{})
-	var once sync.Once
-	e.ag.App.Bus.Subscribe(bus.ToolCallStarted, "test", func(bus.Event) { once.Do(func() { close(started) }) })
-	done := make(chan error, 1)
-	go func() {
-		_, err := e.ag.Run(context.Background(), agent.TurnRequest{SessionID: sess.ID, Prompt: "wait"})
-		done <- err
-	}()
-	<-started
+	done := e.runUntilATool(sess.ID, "wait")
 	// a does not renew (its Run is not started) until b has taken the
 	// session, as a stalled node would.
 	b := cluster.New(e.st, nil, cluster.Options{Name: "b", Lease: time.Hour})

@@ -45,6 +45,22 @@ func results(msgs []chat.Message) []string {
 	return out
 }
 
+// runUntilATool runs a turn of the session in the background and returns
+// once its first tool call has started, with the channel its end comes on.
+func (e *env) runUntilATool(sessionID, prompt string) <-chan error {
+	started := make(chan struct{})
+	var once sync.Once
+	unsubscribe := e.ag.App.Bus.Subscribe(bus.ToolCallStarted, "test", func(bus.Event) { once.Do(func() { close(started) }) })
+	defer unsubscribe()
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.ag.Run(context.Background(), agent.TurnRequest{SessionID: sessionID, Prompt: prompt})
+		done <- err
+	}()
+	<-started
+	return done
+}
+
 // A turn cancelled during a tool call stores a result for that call and
 // for each call of the same answer that never started, so the session's
 // next turn is a history the provider accepts. The endpoint answers 400,
@@ -58,15 +74,7 @@ func TestCancelledToolCallKeepsTheSessionValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	started := make(chan struct{})
-	var once sync.Once
-	e.ag.App.Bus.Subscribe(bus.ToolCallStarted, "test", func(bus.Event) { once.Do(func() { close(started) }) })
-	done := make(chan error, 1)
-	go func() {
-		_, err := e.ag.Run(context.Background(), agent.TurnRequest{SessionID: sess.ID, Prompt: "wait, then read a.txt"})
-		done <- err
-	}()
-	<-started
+	done := e.runUntilATool(sess.ID, "wait, then read a.txt")
 	if !e.ag.Cancel(sess.ID) {
 		t.Fatal("no turn to cancel")
 	}
