@@ -67,7 +67,7 @@ func (s *StreamRedactor) Next(piece string) string {
 	keep := 0
 	for _, f := range s.r.r.forms {
 		for k := min(len(f)-1, len(out)); k > keep; k-- {
-			if strings.HasSuffix(out, f[:k]) {
+			if out[len(out)-1] == f[k-1] && strings.HasSuffix(out, f[:k]) {
 				keep = k
 				break
 			}
