@@ -403,7 +403,7 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 		defer a.Node.Release(ctx, sess.ID)
 		claimed = true
 		// The turn's writes count only while the lease is this node's.
-		ctx = store.WithFence(ctx, sess.ID, a.Node.Name())
+		ctx = store.WithFence(ctx, sess.ID, a.Node.Holder())
 	}
 	// Tool calls a stopped turn left without a result (Podcode died during
 	// them) get one now, or every provider call of the session fails. A

@@ -74,7 +74,7 @@ func (a *Agent) CancelAnywhere(ctx context.Context, sess store.Session) bool {
 		a.App.Log.Warn("agent: finding the node that runs a turn, to cancel it, failed", "session", sess.ID, "error", err.Error())
 		return false
 	}
-	if holder == "" || holder == a.Node.Name() {
+	if holder == "" || holder == a.Node.Holder() {
 		return false
 	}
 	ans, ok, err := cluster.Ask[cancelRequest, cancelAnswer](ctx, a.Node, "cancel", cancelRequest{SessionID: sess.ID})

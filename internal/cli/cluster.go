@@ -79,7 +79,7 @@ func joinCluster(ctx context.Context, a *app.App, st *store.Store, ag *agent.Age
 	}()
 	// Cron schedules are read in each node's time zone: nodes in different
 	// zones would each fire their own ticks (docs/deploy.md).
-	a.Log.Info("cluster: joined", "node", name, "lease", node.Lease().String(), "bus", remote != nil, "time_zone", time.Now().Format("MST -07:00"))
+	a.Log.Info("cluster: joined", "node", name, "lease_holder", node.Holder(), "lease", node.Lease().String(), "bus", remote != nil, "time_zone", time.Now().Format("MST -07:00"))
 	return func() {
 		cancel()
 		<-done

@@ -28,6 +28,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -79,6 +80,7 @@ type Options struct {
 // Node is this process as one node of a deployment.
 type Node struct {
 	name   string
+	holder string // what its leases are recorded under (Holder)
 	lease  time.Duration
 	leases Leases
 	msg    Messenger
@@ -112,6 +114,9 @@ func New(leases Leases, msg Messenger, o Options) *Node {
 	if n.name == "" {
 		n.name = DefaultName()
 	}
+	var token [6]byte
+	rand.Read(token[:])
+	n.holder = fmt.Sprintf("%s#%x", n.name, token)
 	if n.lease <= 0 {
 		n.lease = DefaultLease
 	}
@@ -125,6 +130,17 @@ func New(leases Leases, msg Messenger, o Options) *Node {
 // Name is the node's name.
 func (n *Node) Name() string { return n.name }
 
+// Holder is what this node's leases are recorded under, and what fences
+// its turns' writes (store.WithFence): its name and a token drawn when the
+// node was made ("podcode-1#3fa9c2e07b51"). A name is the user's to give
+// (cluster.node), and one user config read by two servers gives them the
+// same one: leased under the name alone, each would pass the other's
+// claims and fences, and two turns would write one session's history. A
+// node restarted under its name likewise does not take over the leases of
+// the process it replaces: they run out, and a reaper marks those turns
+// interrupted, as for any node that died.
+func (n *Node) Holder() string { return n.holder }
+
 // Lease is how long a lease lasts without renewal.
 func (n *Node) Lease() time.Duration { return n.lease }
 
@@ -137,7 +153,7 @@ var ErrBusy = errors.New("a turn of this session is running on another node")
 // ends the turn: Run calls it when the lease is lost (see Run).
 func (n *Node) Claim(ctx context.Context, sessionID string, cancel context.CancelFunc) error {
 	until := time.Now().Add(n.lease)
-	if err := n.leases.ClaimTurn(ctx, sessionID, n.name, until); err != nil {
+	if err := n.leases.ClaimTurn(ctx, sessionID, n.holder, until); err != nil {
 		if errors.Is(err, store.ErrLeased) {
 			return fmt.Errorf("%w: %w", ErrBusy, err)
 		}
@@ -163,7 +179,7 @@ func (n *Node) Release(ctx context.Context, sessionID string) {
 	n.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancel()
-	if err := n.leases.ReleaseTurn(ctx, sessionID, n.name); err != nil {
+	if err := n.leases.ReleaseTurn(ctx, sessionID, n.holder); err != nil {
 		n.log.Warn("cluster: releasing a turn's lease failed; it expires by itself", "session", sessionID, "error", err.Error())
 	}
 }
@@ -221,7 +237,7 @@ func (n *Node) renew(ctx context.Context) {
 	}
 	start := time.Now()
 	rctx, cancel := context.WithTimeout(ctx, n.lease/3)
-	renewed, err := n.leases.RenewTurns(rctx, n.name, ids, start.Add(n.lease))
+	renewed, err := n.leases.RenewTurns(rctx, n.holder, ids, start.Add(n.lease))
 	cancel()
 	if ctx.Err() != nil {
 		return

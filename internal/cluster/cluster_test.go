@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/enginetest"
 	"github.com/podcode/podcode/internal/store"
 )
@@ -147,6 +149,57 @@ func TestRunReapsTheTurnsOfDeadNodes(t *testing.T) {
 		defer mu.Unlock()
 		if len(reaped) != 1 || reaped[0].ID != sess.ID || reaped[0].Tenant != store.DefaultTenant {
 			t.Errorf("reaped %+v, want the session once", reaped)
+		}
+	})
+}
+
+// Two processes given one name (one user config read by two servers)
+// hold leases of their own: neither passes the other's claim or fence. A
+// process that replaces a dead one under its name does not take over the
+// dead one's turns: it reaps them once their leases have run out.
+func TestOneNameTwoProcessesHoldTheirOwnLeases(t *testing.T) {
+	eachStore(t, func(t *testing.T, st *store.Store) {
+		const lease = time.Second
+		sess := session(t, st)
+		reaped := make(chan store.Session, 1)
+		a := New(st, nil, Options{Name: "podcode-1", Lease: lease})
+		again := New(st, nil, Options{Name: "podcode-1", Lease: lease, Reaped: func(s store.Session) { reaped <- s }})
+		if a.Holder() == again.Holder() || !strings.HasPrefix(a.Holder(), "podcode-1#") {
+			t.Fatalf("holders %q and %q: want the name and a token of each", a.Holder(), again.Holder())
+		}
+		if err := a.Claim(t.Context(), sess.ID, func() {}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SetStatus(t.Context(), sess.ID, store.SessionRunning); err != nil {
+			t.Fatal(err)
+		}
+		if err := again.Claim(t.Context(), sess.ID, func() {}); !errors.Is(err, ErrBusy) {
+			t.Fatalf("a claim under the same name while the other process holds the lease: %v, want ErrBusy", err)
+		}
+		msg := func() *chat.Message {
+			return &chat.Message{SessionID: sess.ID, Role: chat.RoleUser, Text: "hi"}
+		}
+		if _, err := st.AppendStep(store.WithFence(t.Context(), sess.ID, again.Holder()), msg(), chat.Usage{}); !errors.Is(err, store.ErrLeaseLost) {
+			t.Fatalf("a write fenced by the other process of the name: %v, want ErrLeaseLost", err)
+		}
+		if _, err := st.AppendStep(store.WithFence(t.Context(), sess.ID, a.Holder()), msg(), chat.Usage{}); err != nil {
+			t.Fatalf("a write fenced by the holder: %v", err)
+		}
+		// a dies without renewing; the process that replaces it reaps its
+		// turn once the lease has run out, then may run the session.
+		ctx, stop := context.WithCancel(t.Context())
+		defer stop()
+		go again.Run(ctx)
+		select {
+		case got := <-reaped:
+			if got.ID != sess.ID {
+				t.Fatalf("reaped %s, want %s", got.ID, sess.ID)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("the dead process's turn was not reaped")
+		}
+		if err := again.Claim(t.Context(), sess.ID, func() {}); err != nil {
+			t.Fatalf("a claim after the reap: %v", err)
 		}
 	})
 }

@@ -58,8 +58,7 @@ func (s *Store) ClaimTurn(ctx context.Context, sessionID, node string, until tim
 // ids (the turns it runs), and returns the ids it renewed: a session of
 // ids not among them was taken from it (its lease expired and another
 // node reaped or claimed it). Leases recorded for node that are not in ids
-// (a release that failed, a crashed process of the same name) are left to
-// expire. A node calls it periodically, well within the leases' length.
+// (a release that failed) are left to expire. A node calls it periodically, well within the leases' length.
 func (s *Store) RenewTurns(ctx context.Context, node string, ids []string, until time.Time) ([]string, error) {
 	if node == "" {
 		return nil, errors.New("store: renewing turn leases: empty node name")
