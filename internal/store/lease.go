@@ -23,7 +23,8 @@ var ErrLeased = errors.New("turn leased by another node")
 // ClaimTurn takes the lease of session sessionID's turn for node until
 // until, when nobody holds it, its lease expired, or node holds it
 // already (then it is extended). Otherwise it returns an error wrapping
-// ErrLeased that names the holder; ErrNotFound for no such session. The
+// ErrLeased that names the holder (or says the lease changed hands three
+// times while it claimed); ErrNotFound for no such session. The
 // check and the take are one UPDATE: of nodes claiming at once, one wins.
 func (s *Store) ClaimTurn(ctx context.Context, sessionID, node string, until time.Time) error {
 	if node == "" {
@@ -31,27 +32,38 @@ func (s *Store) ClaimTurn(ctx context.Context, sessionID, node string, until tim
 	}
 	s.beginWrite()
 	defer s.endWrite()
-	res, err := s.w.ExecContext(ctx, s.rebind(`UPDATE sessions SET turn_node = ?1, turn_until = ?2
-		WHERE id = ?3 AND (turn_node = '' OR turn_node = ?1 OR turn_until < ?4)`), node, millis(until), sessionID, millis(time.Now()))
-	if err != nil {
-		return fmt.Errorf("store: claiming the turn of session %s: %w", sessionID, err)
+	// The holder is read after the take failed: a lease released or run
+	// out in between is free, and taken again (a few times at most, as
+	// other claims may keep winning it) rather than refused naming nobody.
+	for attempt := 0; ; attempt++ {
+		now := time.Now()
+		res, err := s.w.ExecContext(ctx, s.rebind(`UPDATE sessions SET turn_node = ?1, turn_until = ?2
+			WHERE id = ?3 AND (turn_node = '' OR turn_node = ?1 OR turn_until < ?4)`), node, millis(until), sessionID, millis(now))
+		if err != nil {
+			return fmt.Errorf("store: claiming the turn of session %s: %w", sessionID, err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return fmt.Errorf("store: claiming the turn of session %s: %w", sessionID, err)
+		} else if n == 1 {
+			return nil
+		}
+		var holder string
+		var held int64
+		err = s.w.QueryRowContext(ctx, s.rebind(`SELECT turn_node, turn_until FROM sessions WHERE id = ?`), sessionID).Scan(&holder, &held)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("store: claiming the turn of session %s: %w", sessionID, err)
+		}
+		if holder != "" && held >= millis(now) {
+			return fmt.Errorf("session %s: %w: node %q holds it until %s", sessionID, ErrLeased, holder,
+				time.UnixMilli(held).UTC().Format(time.RFC3339Nano))
+		}
+		if attempt == 2 {
+			return fmt.Errorf("session %s: %w: it changed hands while this node claimed it", sessionID, ErrLeased)
+		}
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("store: claiming the turn of session %s: %w", sessionID, err)
-	} else if n == 1 {
-		return nil
-	}
-	var holder string
-	var held int64
-	err = s.w.QueryRowContext(ctx, s.rebind(`SELECT turn_node, turn_until FROM sessions WHERE id = ?`), sessionID).Scan(&holder, &held)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
-	}
-	if err != nil {
-		return fmt.Errorf("store: claiming the turn of session %s: %w", sessionID, err)
-	}
-	return fmt.Errorf("session %s: %w: node %q holds it until %s", sessionID, ErrLeased, holder,
-		time.UnixMilli(held).UTC().Format(time.RFC3339Nano))
 }
 
 // RenewTurns extends until until the leases node holds of the sessions

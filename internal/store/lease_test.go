@@ -3,13 +3,14 @@ package store
 import (
 	"context"
 	"errors"
-	"github.com/podcode/podcode/internal/chat"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/podcode/podcode/internal/chat"
 )
 
 // A turn's lease is one node's until it expires or is released: another
@@ -43,6 +44,56 @@ func TestClaimTurnIsExclusiveUntilExpired(t *testing.T) {
 		}
 		if err := a.ClaimTurn(ctx, sess.ID, "node-a", hour); !errors.Is(err, ErrLeased) {
 			t.Errorf("the old holder took the lease back: %v", err)
+		}
+	})
+}
+
+// A refused claim names a holder whose lease was live: a lease released
+// between the failed take and the read of its holder is taken instead of
+// refused naming nobody. Node b takes the lease for a millisecond, every
+// other millisecond, while node a claims it.
+func TestClaimRefusalNamesALiveHolder(t *testing.T) {
+	eachEngine(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		a, b := db.open(t), db.open(t)
+		sess, _ := a.CreateSession(ctx, Session{})
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if b.ClaimTurn(ctx, sess.ID, "node-b", time.Now().Add(time.Hour)) == nil {
+					time.Sleep(time.Millisecond)
+					b.ReleaseTurn(ctx, sess.ID, "node-b")
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}()
+		defer func() { close(stop); <-done }()
+		refused := 0
+		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
+			err := a.ClaimTurn(ctx, sess.ID, "node-a", time.Now().Add(time.Hour))
+			switch {
+			case err == nil:
+				if err := a.ReleaseTurn(ctx, sess.ID, "node-a"); err != nil {
+					t.Fatal(err)
+				}
+			case errors.Is(err, ErrLeased):
+				refused++
+				if !strings.Contains(err.Error(), `"node-b"`) {
+					t.Fatalf("refusal %d: %v, want it to name node-b", refused, err)
+				}
+			default:
+				t.Fatal(err)
+			}
+		}
+		if refused == 0 {
+			t.Error("no claim of a was refused: the test did not race")
 		}
 	})
 }
