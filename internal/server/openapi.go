@@ -294,7 +294,7 @@ func generateOpenAPI(eps []endpoint) ([]byte, error) {
 	doc := openAPIDoc{
 		OpenAPI: "3.1.0",
 		Info: openAPIInfo{Title: "Podcode API", Version: "1",
-			Description: "Sessions, turns, permission replies and events of a Podcode server. With a token configured, every request needs Authorization: Bearer <token>; a tenant's token (server.tokens) sees only its tenant's sessions and events."},
+			Description: "Sessions, turns, permission replies and events of a Podcode server. With a token configured, every request needs Authorization: Bearer <token>; a tenant's token (server.tokens) sees only its tenant's sessions and events. A browser's cross-origin write (Sec-Fetch-Site, or an Origin that is not the Host) answers 403, and so does, on a server without a token, a request addressed to a name other than localhost or an IP address (DNS rebinding); webhooks excepted."},
 		Servers:  []openAPIServer{{URL: "http://" + DefaultAddr, Description: "where podcode serve listens by default (--addr or server.addr change it)"}},
 		Security: []map[string][]string{{"bearer": {}}},
 		Paths:    map[string]map[string]*operDoc{},

@@ -204,7 +204,8 @@ func CheckAddr(addr string, tokens bool) error {
 // as the token's tenant and user, in the tenant's workspace, on channel
 // "mcp". The web page (package web) is at GET / and GET /ui/: it carries
 // no data and is served without a token; everything it shows comes from
-// the API with the token.
+// the API with the token. Before any of it, fromBrowsers refuses what a
+// page of another site can make a browser send.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	outer := http.NewServeMux()
@@ -216,7 +217,7 @@ func (s *Server) Handler() http.Handler {
 		m.Handle(e.pattern(), e.handler)
 	}
 	outer.Handle("/", s.route(mux))
-	return outer
+	return s.fromBrowsers(outer)
 }
 
 // endpoint is one route of the API. endpoints is the one list of them:
