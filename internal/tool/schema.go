@@ -32,14 +32,29 @@ func compileSchema(raw json.RawMessage) (*compiledSchema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource("tool.json", doc); err != nil {
+	c.UseLoader(noLoader{})
+	// An absolute URL of its own, so that a relative reference does not
+	// resolve against the server's working directory (and name it).
+	const self = "https://tool.podcode.invalid/schema.json"
+	if err := c.AddResource(self, doc); err != nil {
 		return nil, err
 	}
-	s, err := c.Compile("tool.json")
+	s, err := c.Compile(self)
 	if err != nil {
 		return nil, err
 	}
 	return &compiledSchema{s: s}, nil
+}
+
+// noLoader refuses every schema a tool's schema refers to outside itself.
+// A schema comes from a plugin or an MCP server: the compiler's default
+// would read any file:// URL it names (a FIFO, or standard input, would
+// hang the call), and the validation errors would tell the model what the
+// file holds.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("the schema refers to %s: only references within the tool's own schema are followed", url)
 }
 
 // validate checks args. The error names each failing field by its path

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -113,6 +114,38 @@ func TestValidationNamesTheField(t *testing.T) {
 	d := &Def{ID: "x", Parameters: json.RawMessage(`{"type": "nonsense"}`), Execute: defs["read"].Execute}
 	if _, err := d.Check(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "bad parameters schema") {
 		t.Errorf("bad schema: %v", err)
+	}
+}
+
+// A tool's schema comes from a plugin or an MCP server: it may refer
+// within itself, never to a file (whose content the validation errors
+// would show the model) or a FIFO (which would hang the call).
+func TestSchemaReadsNoFile(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret.json")
+	if err := os.WriteFile(secret, []byte(`{"type": "object", "required": ["the_secret_is_swordfish"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{"file://" + secret, "secret.json", "file://" + fifo, "file:///dev/stdin"} {
+		d := &Def{ID: "x", Parameters: json.RawMessage(`{"$ref": "` + ref + `"}`)}
+		done := make(chan error, 1)
+		go func() { _, err := d.Check(context.Background(), map[string]any{}); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "only references within the tool's own schema") || strings.Contains(err.Error(), "swordfish") {
+				t.Errorf("$ref %s: %v, want the reference refused", ref, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("$ref %s: the check hangs", ref)
+		}
+	}
+	d := &Def{ID: "x", Parameters: json.RawMessage(`{"$defs": {"p": {"type": "string"}}, "type": "object", "properties": {"a": {"$ref": "#/$defs/p"}}}`)}
+	if _, err := d.Check(context.Background(), map[string]any{"a": 1}); err == nil || !strings.Contains(err.Error(), "a: got number, want string") {
+		t.Errorf("a reference within the schema: %v", err)
 	}
 }
 
