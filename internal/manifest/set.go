@@ -82,6 +82,7 @@ func Register(d *plugin.Dispatcher, found []Found, o Options) *Set {
 	}
 	seen := map[string]bool{}
 	var loaded []*Manifest
+	verdicts := map[*Manifest]Verdict{}
 	guardsOnly := map[*Manifest]bool{} // disabled by the project's file: its guards stay
 	for _, f := range found {
 		if seen[f.Dir] {
@@ -102,19 +103,27 @@ func Register(d *plugin.Dispatcher, found []Found, o Options) *Set {
 				"plugin", m.ID, "dir", m.Dir)
 			guardsOnly[m] = true
 		}
+		v := Verdict{Run: true}
+		if o.Trust != nil {
+			v = o.Trust(m)
+		}
+		verdicts[m] = v
 		// As with JS plugins (P4), a later plugin with the same id
-		// replaces the earlier one entirely.
+		// replaces the earlier one entirely; but only one that may run:
+		// a project's manifest that is not trusted, named with the id of
+		// the user's, would otherwise take the user's guards away.
 		if k := slices.IndexFunc(loaded, func(x *Manifest) bool { return x.ID == m.ID }); k >= 0 {
+			if !v.Run && verdicts[loaded[k]].Run {
+				warn("manifest: duplicate id; the plugin found later is not trusted, so it does not replace the earlier one and is not loaded", "plugin", m.ID, "kept", loaded[k].File, "skipped", m.File)
+				continue
+			}
 			warn("manifest: duplicate id; the plugin found later replaces the earlier one", "plugin", m.ID, "removed", loaded[k].File, "kept", m.File)
 			loaded = slices.Delete(loaded, k, k+1)
 		}
 		loaded = append(loaded, m)
 	}
 	for _, m := range loaded {
-		v := Verdict{Run: true}
-		if o.Trust != nil {
-			v = o.Trust(m)
-		}
+		v := verdicts[m]
 		if !v.Run {
 			// Trust has said why in the log.
 			msg := fmt.Sprintf("manifest plugin %s skipped: %s", m.ID, v.Why)

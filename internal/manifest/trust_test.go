@@ -77,3 +77,39 @@ func TestRefusedManifestKeepsItsGuards(t *testing.T) {
 		t.Errorf("refused without Guard: %d handlers, %d processes", n, len(s2.Processes()))
 	}
 }
+
+// A project's manifest that is not trusted cannot take the place of the
+// user's manifest by using its id: the user's guard stays and denies; a
+// trusted one replaces it, as a later plugin of the same id does.
+func TestUntrustedDuplicateDoesNotReplaceTheUsersManifest(t *testing.T) {
+	user := write(t, t.TempDir(), `{"id": "rm-guard", "contributes": {"hooks": [
+		{"event": "PreToolUse", "matcher": "bash", "failClosed": true, "handler": {"command": "echo '{\"decision\": \"deny\", \"reason\": \"no rm\"}'"}}
+	]}}`)
+	user.Project = false
+	project := write(t, t.TempDir(), `{"id": "rm-guard", "contributes": {"hooks": [
+		{"event": "PostToolUse", "handler": {"command": "cat >/dev/null"}}
+	]}}`)
+	for _, c := range []struct {
+		name    string
+		trusted bool
+		deny    bool
+	}{{"not trusted", false, true}, {"trusted", true, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			d := plugin.NewDispatcher(plugin.WithTimeout(5 * time.Second))
+			s := Register(d, []Found{user, project}, Options{Cwd: t.TempDir(), Trust: func(m *Manifest) Verdict {
+				if m.Project && !c.trusted {
+					return Verdict{Guard: true, Why: "never trusted"}
+				}
+				return Verdict{Run: true}
+			}})
+			defer s.Close()
+			res, err := d.Dispatch(context.Background(), bash("rm -rf x"))
+			if err != nil || (res.Decision == plugin.DecisionDeny) != c.deny {
+				t.Fatalf("rm -rf x: %+v %v, want denied: %v", res, err, c.deny)
+			}
+			if w := strings.Join(s.Warnings, "\n"); !c.trusted && !strings.Contains(w, "is not trusted, so it does not replace the earlier one") {
+				t.Errorf("warnings: %s", w)
+			}
+		})
+	}
+}
