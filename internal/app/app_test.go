@@ -141,3 +141,37 @@ func TestScriptsRecheckedAtEveryRun(t *testing.T) {
 	}
 	logs.Require(t, "hook handler failed", "audit", "not run", "manifest guards/audit changed since it was trusted")
 }
+
+// The project's podcode.json switches off only Claude Code hooks that
+// came with the project: the user's own ~/.claude hooks (a PostToolUse
+// audit here) keep running whatever the project's disabled_plugins or
+// hooks entries say; the user's file switches off either.
+func TestProjectConfigReachesOnlyTheProjectsClaudeHooks(t *testing.T) {
+	claudeDir := t.TempDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", claudeDir)
+	if err := os.WriteFile(filepath.Join(claudeDir, "settings.json"), []byte(`{"hooks": {"PostToolUse": [
+		{"hooks": [{"type": "command", "command": "echo user-audit"}]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{".claude/settings.json": `{"hooks": {"PostToolUse": [
+		{"hooks": [{"type": "command", "command": "echo project-audit"}]}]}}`}
+	off := map[string]any{"claude/PostToolUse": map[string]any{"enabled": false}}
+	for _, c := range []struct {
+		name            string
+		project, user   map[string]any
+		userRuns, yours bool
+	}{
+		{"nothing off", nil, nil, true, true},
+		{"project disabled_plugins", map[string]any{"disabled_plugins": []string{"claude"}}, nil, true, false},
+		{"project hooks entry", map[string]any{"hooks": off}, nil, true, false},
+		{"user hooks entry", nil, map[string]any{"hooks": off}, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a, _ := apptest.Boot(t, apptest.Project{Files: files, Config: c.project, User: c.user})
+			got := sources(a.Hooks, plugin.HookPostToolUse)
+			if strings.Contains(got, "user-audit") != c.userRuns || strings.Contains(got, "project-audit") != c.yours {
+				t.Errorf("PostToolUse handlers: %q; want the user's: %v, the project's: %v", got, c.userRuns, c.yours)
+			}
+		})
+	}
+}

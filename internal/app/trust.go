@@ -184,7 +184,7 @@ func registerClaudeSettings(a *App, claudeDir string, plugins []manifest.Found) 
 		}
 	}
 	deps := map[string][]*trust.Watch{} // by hook (claudeKey)
-	parts := []*claudehooks.Settings{a.claudeFilter(user)}
+	parts := []*claudehooks.Settings{a.claudeFilter(user, false)}
 	var projectEnabled []*claudehooks.Settings // the project's files, for their enabledPlugins
 	for _, name := range []string{claudehooks.SettingsFile, claudehooks.LocalSettingsFile} {
 		if claudeDir != "" && sameDir(filepath.Join(a.Cwd, ".claude"), claudeDir) && name == claudehooks.SettingsFile {
@@ -258,13 +258,15 @@ func sameDir(a, b string) bool {
 }
 
 // claudeFilter drops from s the hooks the config switches off, and logs
-// them; a guard only the user's config switches off. It returns s.
-func (a *App) claudeFilter(s *claudehooks.Settings) *claudehooks.Settings {
+// them. project says whether s came with the project: the project's
+// podcode.json reaches only hooks that came with it, and no guard of
+// theirs; the user's reaches every hook. It returns s.
+func (a *App) claudeFilter(s *claudehooks.Settings, project bool) *claudehooks.Settings {
 	if s == nil {
 		return nil
 	}
-	projectOff := slices.Contains(a.Config.DisabledFor(true), ClaudeHooksID)
-	overrides, userOverrides := a.Config.HookOverridesFor(true), a.Config.HookOverridesFor(false)
+	projectOff := project && slices.Contains(a.Config.DisabledFor(true), ClaudeHooksID)
+	overrides, userOverrides := a.Config.HookOverridesFor(project), a.Config.HookOverridesFor(false)
 	kept := s.Hooks[:0]
 	for _, h := range s.Hooks {
 		ev, _ := claudehooks.PodcodeEvent(h.Event)
@@ -341,7 +343,7 @@ func (a *App) claudePlugins(claudeDir string, user *claudehooks.Settings, projec
 		}
 		a.Log.Info("claude hooks: a Claude Code plugin", "plugin", s.Plugin.Key, "dir", s.Plugin.Dir, "hooks", len(s.Hooks), "enabled_by", f.by)
 		if !f.project {
-			out = append(out, a.claudeFilter(s))
+			out = append(out, a.claudeFilter(s, false))
 			continue
 		}
 		out = append(out, a.projectClaudePart(s.Plugin.ItemName(), s, deps))
@@ -381,7 +383,7 @@ func (a *App) projectClaudePart(name string, s *claudehooks.Settings, deps map[s
 		// not trusted either, and must not stop the guards denying.
 		s.IgnoreDisableAllHooks()
 	}
-	s = a.claudeFilter(s)
+	s = a.claudeFilter(s, true)
 	// Guards as trusted that the file no longer declares so (with a
 	// disableAllHooks added, all of them) deny from the record
 	// (registerRecordedGuards), not twice.
