@@ -263,6 +263,8 @@ var loaderVars = set("PATH", "IFS", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", 
 	"PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE", "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB",
 	"RUBYOPT", "RUBYLIB", "GIT_EXEC_PATH", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS",
 	"GIT_CONFIG_COUNT", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER", "EDITOR", "VISUAL",
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_TEMPLATE_DIR", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_PROXY_COMMAND",
+	"GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
 	"JQ_LIBRARY_PATH", "AWKPATH", "MAKEFILES", "MAKEFLAGS")
 
 func isName(s string) bool {
@@ -376,7 +378,8 @@ var (
 	wrappers = set("exec", "command", "builtin", "nohup", "nice", "time", "timeout", "env", "stdbuf", "ionice", "chronic")
 	// argsOnly are builtins and programs that run nothing of the project
 	// but the files their command line names (added when they are in the
-	// project), and read no configuration from the folder they run in.
+	// project), and read no configuration from the folder they run in
+	// (but git, which reads its repository's: see gitRepos).
 	argsOnly = set(
 		":", "true", "false", "echo", "printf", "test", "[", "exit", "return", "shift", "set", "unset", "export",
 		"readonly", "local", "declare", "typeset", "wait", "umask", "ulimit", "break", "continue", "cd",
@@ -505,6 +508,9 @@ func isFile(p string) bool {
 
 // files adds the project's files an argsOnly program is given.
 func (s *scan) files(base string, args []arg, sc *scope) {
+	if base == "git" {
+		s.gitRepos(sc)
+	}
 	for _, a := range args {
 		if !a.ok {
 			if codeArgs[base] {
@@ -516,6 +522,8 @@ func (s *scan) files(base string, args []arg, sc *scope) {
 			switch {
 			case base == "git" && v == "-c":
 				s.unknown(sc, "git -c may name programs to run")
+			case base == "git" && gitElsewhere(v):
+				s.unknown(sc, "git "+v+" names a repository, or programs, whose configuration may run programs")
 			case codeArgs[base] && (strings.Contains(v, "@include") || strings.Contains(v, "@load") || base == "jq" && (v == "-L" || strings.Contains(v, "import ") || strings.Contains(v, "include "))):
 				s.unknown(sc, base+" loads files its command line does not name")
 			}
@@ -523,6 +531,46 @@ func (s *scan) files(base string, args []arg, sc *scope) {
 				if _, in := within(s.root, p); in && isFile(p) {
 					s.h.File(Shown(p, s.root), p)
 				}
+			}
+		}
+	}
+}
+
+// gitElsewhere reports whether v is an option of git's that points it at a
+// repository other than the one its folder is in, or at programs to run:
+// a bare repository committed as ordinary files has a config of its own
+// (core.fsmonitor, core.hooksPath, aliases...) that git obeys.
+func gitElsewhere(v string) bool {
+	for _, o := range []string{"-C", "--git-dir", "--work-tree", "--exec-path", "--config-env"} {
+		if v == o || strings.HasPrefix(v, o+"=") {
+			return v != "--exec-path" // alone, it prints the path
+		}
+	}
+	return false
+}
+
+// gitRepos fingerprints, whole, a bare repository of the project that git
+// run in one of sc's folders would take for its own: the folder itself or
+// one it is in, below the project's root, that holds HEAD and objects/.
+// Its config is then part of the fingerprint. (A clone's .git/config is
+// not the project's: cloning writes it.)
+func (s *scan) gitRepos(sc *scope) {
+	dirs := sc.dirs
+	if len(dirs) == 0 {
+		dirs = []string{s.root}
+	}
+	for _, d := range dirs {
+		for ; ; d = filepath.Dir(d) {
+			if _, in := within(s.root, d); !in {
+				break
+			}
+			if isFile(filepath.Join(d, "HEAD")) {
+				if st, err := os.Stat(filepath.Join(d, "objects")); err == nil && st.IsDir() {
+					s.unknownDir(d, "git runs in "+Shown(d, s.root)+", a repository whose config may run programs")
+				}
+			}
+			if d == s.root {
+				break
 			}
 		}
 	}

@@ -194,6 +194,42 @@ func TestCommandReadsUnknownFiles(t *testing.T) {
 	}
 }
 
+// git obeys the config of the repository it runs in: a bare repository
+// committed as ordinary files (ci/repo) may set core.fsmonitor or
+// core.hooksPath to a program. Pointed at one (-C, --git-dir, GIT_DIR...)
+// or run inside one, the folder is fingerprinted whole; in a clone's own
+// folder (its .git/config written by the clone) git reads nothing more.
+func TestGitElsewhereIsFingerprinted(t *testing.T) {
+	root := tree(t, map[string]string{
+		"ci/repo/HEAD":              "ref: refs/heads/main\n",
+		"ci/repo/config":            "[core]\n\tfsmonitor = true\n",
+		"ci/repo/objects/info/keep": "",
+		"ci/notes.txt":              "",
+	})
+	repo := filepath.Join(root, "ci", "repo")
+	for command, dir := range map[string]string{
+		"git -C ci/repo status":             root,
+		"git --git-dir=ci/repo log":         root,
+		"git --git-dir ci/repo log":         root,
+		"git --work-tree=ci status":         root,
+		"git --exec-path=./bin status":      root,
+		"git --config-env=core.pager=X log": root,
+		"GIT_DIR=ci/repo git log":           root,
+		"env GIT_DIR=ci/repo git log":       root,
+		"cd ci/repo && git status":          repo,
+		"cd ci/repo/objects && git status":  repo,
+	} {
+		if _, reads := commandItem(t, command, root, root); !slices.Equal(reads, []string{dir}) {
+			t.Errorf("%s: reads %v, want %s", command, reads, dir)
+		}
+	}
+	for _, command := range []string{"git status --porcelain", "git diff --exec-path", "cd ci && git log"} {
+		if _, reads := commandItem(t, command, root, root); len(reads) != 0 {
+			t.Errorf("%s: reads %v; git runs in no repository of the project's", command, reads)
+		}
+	}
+}
+
 // Dir reads through symbolic links, to files and folders, in the project
 // or out of it; a loop ends; a FIFO is not opened.
 func TestDirFollowsLinks(t *testing.T) {
