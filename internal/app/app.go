@@ -277,6 +277,25 @@ func (a *App) Close() {
 	a.unsubscribe = nil
 }
 
+// configItem is the trust item of the project's settings pending: each
+// by its name (config.Setting.Name: a map key with dots in it is not the
+// path it spells) and value, in name order, and the files they name.
+func configItem(cwd string, pending []config.Setting) (trust.Item, error) {
+	slices.SortStableFunc(pending, func(a, b config.Setting) int { return strings.Compare(a.Name(), b.Name()) })
+	var h trust.Hasher
+	for _, s := range pending {
+		h.Text(s.Name()+" = "+string(s.Value), []byte(s.Name()+"\x00"+string(s.Value)))
+		var file string
+		if s.Row.File && json.Unmarshal(s.Value, &file) == nil && file != "" {
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(filepath.Dir(s.File), file)
+			}
+			h.File(trust.Shown(file, cwd), file)
+		}
+	}
+	return h.Item(trust.KindConfig, config.FileName)
+}
+
 // gateProjectConfig asks the trust gate about the settings of the
 // project's podcode.json that need trust (config.Keys: a replay, request
 // options, new models, cron jobs, webhooks) as one item of kind config.
@@ -290,19 +309,7 @@ func gateProjectConfig(cwd string, cfg *config.Config, gate *trust.Gate, log *sl
 	if len(pending) == 0 {
 		return
 	}
-	slices.SortStableFunc(pending, func(a, b config.Setting) int { return strings.Compare(a.Key, b.Key) })
-	var h trust.Hasher
-	for _, s := range pending {
-		h.Text(s.Key+" = "+string(s.Value), []byte(s.Key+"\x00"+string(s.Value)))
-		var file string
-		if s.Row.File && json.Unmarshal(s.Value, &file) == nil && file != "" {
-			if !filepath.IsAbs(file) {
-				file = filepath.Join(filepath.Dir(s.File), file)
-			}
-			h.File(trust.Shown(file, cwd), file)
-		}
-	}
-	it, err := h.Item(trust.KindConfig, config.FileName)
+	it, err := configItem(cwd, pending)
 	why := ""
 	switch {
 	case err != nil:

@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tailscale/hujson"
@@ -24,6 +25,24 @@ type Setting struct {
 	Line, Col int
 	Project   bool // written in the project's file
 	Row       Row  // the row of Keys that decides it
+}
+
+// Name is Key with no two settings' alike: a segment that holds a dot or
+// a quote is quoted (provider."openai.models.gpt-x".options), so that a
+// map key with dots in it is not taken for the path it spells. It names
+// a setting where what it says must be exact: a trust item's content.
+func (s Setting) Name() string {
+	if !slices.ContainsFunc(s.Path, func(seg string) bool { return strings.ContainsAny(seg, `."`) }) {
+		return s.Key
+	}
+	segs := make([]string, len(s.Path))
+	for i, seg := range s.Path {
+		segs[i] = seg
+		if strings.ContainsAny(seg, `."`) {
+			segs[i] = strconv.Quote(seg)
+		}
+	}
+	return strings.Join(segs, ".")
 }
 
 // At is where the setting was written: "file:line:col: key "k"".
