@@ -21,6 +21,19 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
+// CutOutput cuts s to MaxOutputBytes, at the start of a UTF-8 character,
+// and notes the cut and the length s had; cut reports whether it did.
+func CutOutput(s string) (out string, cut bool) {
+	if len(s) <= MaxOutputBytes {
+		return s, false
+	}
+	end := MaxOutputBytes
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return s[:end] + fmt.Sprintf("\n[output cut at %d of %d bytes]", end, len(s)), true
+}
+
 // Options configure the built-in tools.
 type Options struct {
 	Workspace   Workspace
@@ -32,7 +45,7 @@ type Options struct {
 const (
 	maxReadLines = 2000
 	maxLineBytes = 2000
-	// MaxOutputBytes bounds the output of bash and of an MCP tool.
+	// MaxOutputBytes bounds the output of bash, webfetch and an MCP tool.
 	MaxOutputBytes = 50 * 1024
 	maxGlobResults = 1000
 	maxGrepMatches = 500
@@ -303,7 +316,8 @@ func (b builtins) write(ctx context.Context, call Call, args map[string]any) (Re
 		Metadata: map[string]any{"bytes": len(content), "created": created}}, nil
 }
 
-// edit loads the whole file, so it refuses files above maxLoadBytes.
+// edit loads the whole file, so it refuses files above maxLoadBytes, and
+// an edit whose result would be above it.
 func (b builtins) edit(ctx context.Context, call Call, args map[string]any) (Result, error) {
 	fsys := b.ws(ctx).files()
 	defer fsys.Close()
@@ -325,6 +339,18 @@ func (b builtins) edit(ctx context.Context, call Call, args map[string]any) (Res
 	limit := 1
 	if all {
 		limit = -1
+	} else {
+		n = 1
+	}
+	// The cap bounds the text edit builds too: replacing every byte of a
+	// large file by a long string asks for file size × its length at once,
+	// which the runtime cannot refuse without dying.
+	if size, ok := replacedSize(len(data), n, len(old), len(repl)); !ok || size > maxLoadBytes {
+		shown := fmt.Sprint(size)
+		if !ok {
+			shown = "more than " + fmt.Sprint(math.MaxInt)
+		}
+		return Result{}, fmt.Errorf("editing %s would make it %s bytes, past the cap of %d bytes on a file edit loads; replace fewer occurrences or write the file with write", rel, shown, maxLoadBytes)
 	}
 	text := strings.Replace(string(data), old, repl, limit)
 	if _, err := fsys.writeText(ctx, ed, l, []byte(text)); err != nil {
@@ -333,11 +359,22 @@ func (b builtins) edit(ctx context.Context, call Call, args map[string]any) (Res
 	if ed.Changed != nil {
 		ed.Changed(FileChange{CallID: call.CallID, Path: fsys.named(l.real), Old: string(data), New: text})
 	}
-	if !all {
-		n = 1
-	}
 	return Result{Title: rel, Output: fmt.Sprintf("edited %s: %d replacement(s)", rel, n),
 		Metadata: map[string]any{"replacements": n}}, nil
+}
+
+// replacedSize is the length of a text of size bytes after n occurrences
+// of a string of oldLen bytes are replaced by one of newLen bytes; ok is
+// false when that does not fit in an int.
+func replacedSize(size, n, oldLen, newLen int) (_ int, ok bool) {
+	if newLen <= oldLen {
+		return size - n*(oldLen-newLen), true // the occurrences are within size
+	}
+	grow := newLen - oldLen
+	if n > 0 && grow > (math.MaxInt-size)/n {
+		return 0, false
+	}
+	return size + n*grow, true
 }
 
 // skipDir reports directories that searches never enter.
@@ -357,7 +394,8 @@ func searchRoot(fsys *files, args map[string]any) (located, error) {
 
 // glob lists the files under its root that match. Symbolic links to
 // directories are not entered; a link is listed only when it leads to
-// somewhere inside the workspace.
+// somewhere inside the workspace. Directories more than maxWalkDepth
+// levels below the root are not entered either, and the output says so.
 func (b builtins) glob(ctx context.Context, _ Call, args map[string]any) (Result, error) {
 	fsys := b.ws(ctx).files()
 	defer fsys.Close()
@@ -371,9 +409,10 @@ func (b builtins) glob(ctx context.Context, _ Call, args map[string]any) (Result
 		return Result{}, fmt.Errorf("glob: bad pattern %q", pattern)
 	}
 	var matches []string
-	truncated := false
+	truncated, deep := false, false
 	err = walkTree(start.dir, start.rel, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			deep = deep || errors.Is(err, errTooDeep)
 			return nil // unreadable entries are skipped, not fatal
 		}
 		if ctx.Err() != nil {
@@ -411,8 +450,15 @@ func (b builtins) glob(ctx context.Context, _ Call, args map[string]any) (Result
 	if truncated {
 		out += fmt.Sprintf("\n(only the first %d matches)", maxGlobResults)
 	}
-	return Result{Title: pattern, Output: out, Metadata: map[string]any{"count": len(matches), "truncated": truncated}}, nil
+	if deep {
+		out += "\n" + tooDeepNote
+	}
+	return Result{Title: pattern, Output: out, Metadata: map[string]any{"count": len(matches), "truncated": truncated, "too_deep": deep}}, nil
 }
+
+// tooDeepNote ends the output of a search that met directories it did
+// not enter (maxWalkDepth).
+var tooDeepNote = fmt.Sprintf("(directories more than %d levels below the search's path were not searched)", maxWalkDepth)
 
 // comparePaths orders paths as a walk lists them: component by component,
 // so "a/b" comes before "a.txt".
@@ -428,6 +474,8 @@ const grepLineBytes = 1 << 20
 // does: a symbolic link is searched only when it leads to a regular file
 // inside the workspace; pipes, devices and sockets are passed over; files
 // whose first 8 KiB hold a NUL byte are taken for binary and skipped.
+// Directories more than maxWalkDepth levels below the root are not
+// entered, and the output says so.
 func (b builtins) grep(ctx context.Context, _ Call, args map[string]any) (Result, error) {
 	fsys := b.ws(ctx).files()
 	defer fsys.Close()
@@ -445,11 +493,12 @@ func (b builtins) grep(ctx context.Context, _ Call, args map[string]any) (Result
 		return Result{}, fmt.Errorf("grep: bad include pattern %q", include)
 	}
 	var out strings.Builder
-	count := 0
+	count, deep := 0, false
 	lr := newLineReader(nil, grepLineBytes) // one buffer for every file
 	defer lr.release()
 	err = walkTree(start.dir, start.rel, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			deep = deep || errors.Is(err, errTooDeep)
 			return nil
 		}
 		if ctx.Err() != nil {
@@ -523,5 +572,11 @@ func (b builtins) grep(ctx context.Context, _ Call, args map[string]any) (Result
 	} else if count == maxGrepMatches {
 		res += fmt.Sprintf("(stopped at %d matches)\n", maxGrepMatches)
 	}
-	return Result{Title: str(args, "pattern"), Output: res, Metadata: map[string]any{"matches": count}}, nil
+	if deep {
+		if count == 0 {
+			res += "\n"
+		}
+		res += tooDeepNote + "\n"
+	}
+	return Result{Title: str(args, "pattern"), Output: res, Metadata: map[string]any{"matches": count, "too_deep": deep}}, nil
 }

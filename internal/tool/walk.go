@@ -2,6 +2,7 @@ package tool
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -13,6 +14,17 @@ import (
 
 // walkBatch is how many entries of a directory walkTree reads at a time.
 const walkBatch = 1024
+
+// maxWalkDepth is how many levels below where it starts walkTree enters.
+// Each directory is opened from r by its whole path, one component at a
+// time, so an unbounded walk of a deep chain costs the square of its
+// depth: 8000 levels, which a command makes in a moment, took 71 s and
+// 343 MiB for one glob.
+const maxWalkDepth = 256
+
+// errTooDeep is what walkTree reports for a directory at maxWalkDepth,
+// which it does not enter.
+var errTooDeep = fmt.Errorf("more than %d levels below where the search started: not searched", maxWalkDepth)
 
 // walkTree calls fn for the directory or file rel beneath r (path is its
 // absolute name, as fn sees it) and for everything beneath it, as
@@ -29,12 +41,16 @@ const walkBatch = 1024
 //     that fits in one batch is walked in lexical order, as
 //     filepath.WalkDir does; a larger one in the order the file system
 //     gives.
+//
+// It does not enter the directories maxWalkDepth levels below rel: after
+// fn's call for such a directory comes a second call with errTooDeep, as
+// for a directory that cannot be read.
 func walkTree(r *os.Root, rel, path string, fn fs.WalkDirFunc) error {
 	info, err := r.Lstat(rel)
 	if err != nil {
 		err = fn(path, nil, err)
 	} else {
-		err = walkEntry(r, rel, path, fs.FileInfoToDirEntry(info), fn)
+		err = walkEntry(r, rel, path, fs.FileInfoToDirEntry(info), 0, fn)
 	}
 	if err == filepath.SkipDir || err == filepath.SkipAll {
 		return nil
@@ -42,12 +58,19 @@ func walkTree(r *os.Root, rel, path string, fn fs.WalkDirFunc) error {
 	return err
 }
 
-func walkEntry(r *os.Root, rel, path string, d fs.DirEntry, fn fs.WalkDirFunc) error {
+// walkEntry walks d, depth levels below where the walk started.
+func walkEntry(r *os.Root, rel, path string, d fs.DirEntry, depth int, fn fs.WalkDirFunc) error {
 	if err := fn(path, d, nil); err != nil || !d.IsDir() {
 		if err == filepath.SkipDir && d.IsDir() {
 			err = nil // the directory is skipped
 		}
 		return err
+	}
+	if depth >= maxWalkDepth {
+		if err := fn(path, d, errTooDeep); err != filepath.SkipDir {
+			return err
+		}
+		return nil
 	}
 	f, batch, err := readFirstBatch(r, rel)
 	if err != nil {
@@ -62,7 +85,7 @@ func walkEntry(r *os.Root, rel, path string, d fs.DirEntry, fn fs.WalkDirFunc) e
 	}
 	for {
 		for _, e := range batch {
-			if err := walkEntry(r, filepath.Join(rel, e.Name()), filepath.Join(path, e.Name()), e, fn); err != nil {
+			if err := walkEntry(r, filepath.Join(rel, e.Name()), filepath.Join(path, e.Name()), e, depth+1, fn); err != nil {
 				if err == filepath.SkipDir {
 					return nil // the rest of this directory is skipped
 				}

@@ -104,3 +104,50 @@ func TestWalkRefusesASwappedDirectory(t *testing.T) {
 		}
 	}
 }
+
+// A walk enters directories down to maxWalkDepth levels below where it
+// starts and no deeper: each open goes through the whole path, so a chain
+// 8000 levels deep took 71 s and 343 MiB for one glob. glob and grep say
+// that they did not search all of the tree.
+func TestSearchStopsAtTheDepthBound(t *testing.T) {
+	ws, defs := newWorkspace(t)
+	deep := ws.Root
+	for i := 1; i <= maxWalkDepth+40; i++ {
+		deep = filepath.Join(deep, "d")
+		if err := os.Mkdir(deep, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(deep, fmt.Sprintf("f%d.txt", i)), []byte("needle\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// f<i>.txt is in the directory i levels below the root: the deepest
+	// directory entered is one above the bound, whose entries are at it.
+	want := maxWalkDepth - 1
+	last := fmt.Sprintf("f%d.txt", want)
+	res, err := run(t, defs["glob"], `{"pattern": "**/*.txt"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.Metadata["count"]; n != want || !strings.Contains(res.Output, "/"+last+"\n") {
+		t.Errorf("glob listed %v files; want %d, down to %s", n, want, last)
+	}
+	if res.Metadata["too_deep"] != true || !strings.Contains(res.Output, fmt.Sprintf("more than %d levels", maxWalkDepth)) {
+		t.Errorf("glob did not say the tree was cut: %v", res.Metadata)
+	}
+	res, err = run(t, defs["grep"], `{"pattern": "needle"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.Metadata["matches"]; n != want || !strings.Contains(res.Output, "/"+last+":1: needle") {
+		t.Errorf("grep found %v matches; want %d, down to %s", n, want, last)
+	}
+	if res.Metadata["too_deep"] != true || !strings.Contains(res.Output, fmt.Sprintf("more than %d levels", maxWalkDepth)) {
+		t.Errorf("grep did not say the tree was cut: %v", res.Metadata)
+	}
+	// A tree within the bound is not said to be cut.
+	res, err = run(t, defs["glob"], `{"pattern": "**/*.txt", "path": "`+filepath.Join(strings.Repeat("d/", 50))+`"}`)
+	if err != nil || res.Metadata["too_deep"] != false || strings.Contains(res.Output, "levels") {
+		t.Errorf("a search within the bound: %v %v", res.Metadata, err)
+	}
+}

@@ -20,7 +20,7 @@ import (
 // FetchOptions limit the webfetch tool.
 type FetchOptions struct {
 	AllowPrivate bool          // allow every address, special-purpose ones included (tools.allow_private_fetch)
-	MaxBytes     int64         // the largest body read; 5 MiB if zero
+	MaxBytes     int64         // the largest body read (of which MaxOutputBytes of text are returned); 5 MiB if zero
 	Timeout      time.Duration // the whole request; 30 s if zero
 
 	resolver *net.Resolver  // names are looked up with it; the system's when nil
@@ -159,6 +159,8 @@ func htmlText(s string) string {
 	return strings.TrimSpace(blankLines.ReplaceAllString(s, "\n\n"))
 }
 
+// webfetch reads at most o.MaxBytes of a page, and gives the model at
+// most MaxOutputBytes of its text, as bash and MCP tools do (CutOutput).
 func webfetch(o FetchOptions) func(context.Context, Call, map[string]any) (Result, error) {
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = 5 << 20
@@ -209,11 +211,11 @@ func webfetch(o FetchOptions) func(context.Context, Call, map[string]any) (Resul
 		default:
 			return Result{}, fmt.Errorf("webfetch: %s is %s, not text", raw, ctype)
 		}
-		text = strings.ToValidUTF8(text, "�")
+		text, cut := CutOutput(strings.ToValidUTF8(text, "�"))
 		if truncated {
 			text += fmt.Sprintf("\n(truncated at %d bytes)", o.MaxBytes)
 		}
 		return Result{Title: raw, Output: text, Metadata: map[string]any{"status": res.StatusCode, "contentType": ctype,
-			"bytes": len(body), "truncated": truncated}}, nil
+			"bytes": len(body), "truncated": truncated || cut}}, nil
 	}
 }

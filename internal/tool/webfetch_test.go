@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Every special-purpose range is refused, at its edges too, and addresses
@@ -190,4 +191,38 @@ func FuzzSpecialPurpose(f *testing.F) {
 			t.Fatalf("publicOnly and isSpecialPurpose disagree on %s", v4)
 		}
 	})
+}
+
+// webfetch gives the model at most MaxOutputBytes of a page's text, as
+// bash and MCP tools do, with a note of the cut and the text's length: up
+// to 5 MiB of it went into the result.
+func TestWebfetchCutsTheTextToTheOutputBound(t *testing.T) {
+	pages := map[string]string{
+		"/big":   "a" + strings.Repeat("é", 1<<20), // 2 MiB of text: 1 MiB read, then cut inside a character
+		"/small": strings.Repeat("x", MaxOutputBytes),
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprint(w, pages[r.URL.Path])
+	}))
+	defer srv.Close()
+	d := &Def{ID: "webfetch", Execute: webfetch(FetchOptions{MaxBytes: 1 + 1<<20, exempt: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})}
+	res, err := d.Execute(context.Background(), Call{}, map[string]any{"url": srv.URL + "/big"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, note, _ := strings.Cut(res.Output, "\n")
+	if len(text) != MaxOutputBytes-1 || !utf8.ValidString(text) || strings.Trim(text[1:], "é") != "" {
+		t.Errorf("the text given is %d bytes, want %d, whole characters of the page", len(text), MaxOutputBytes)
+	}
+	if want := fmt.Sprintf("[output cut at %d of %d bytes]", len(text), 1+1<<20); !strings.HasPrefix(note, want) {
+		t.Errorf("the note is %q, want %q", note, want)
+	}
+	if res.Metadata["truncated"] != true {
+		t.Errorf("metadata: %v", res.Metadata)
+	}
+	// A page within the bound is given whole.
+	if res, err := d.Execute(context.Background(), Call{}, map[string]any{"url": srv.URL + "/small"}); err != nil || res.Output != pages["/small"] || res.Metadata["truncated"] != false {
+		t.Errorf("a page at the bound: %d bytes, %v, %v", len(res.Output), res.Metadata, err)
+	}
 }
