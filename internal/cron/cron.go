@@ -45,6 +45,18 @@
 // ticks are never replayed as a backlog. A clock set back fires nothing
 // twice: the next tick computed before the jump still stands.
 //
+// # Clocks set back for daylight saving time
+//
+// Where Options.Location sets its clocks back, an hour of clock times
+// happens twice. A job at fixed clock times fires in the first pass only: a
+// tick whose clock time already happened that day is skipped, so "30 1 * * *"
+// runs once at 01:30 on the night the clocks go back, not once per pass (the
+// two passes are different instants, so Options.Claim would not stop the
+// second). A job whose minute or hour field is a wildcard or a step ("*",
+// "?", "*/15", "5/10"; @hourly too) runs by the instant instead, as cron
+// does: "0 * * * *" fires at 01:00 of both passes, an hour apart, since each
+// is an hour of its own.
+//
 // # Stopping
 //
 // Stop, or the end of the context given to Start, stops the ticking and
@@ -138,9 +150,10 @@ type Scheduler struct {
 }
 
 type job struct {
-	cfg     config.CronJob
-	sched   robfig.Schedule
-	running atomic.Bool // a run of this job is under way
+	cfg       config.CronJob
+	sched     robfig.Schedule
+	byInstant bool        // fires in both passes of an hour the clock repeats
+	running   atomic.Bool // a run of this job is under way
 }
 
 // New parses the jobs' schedules. It fails, naming the job and its
@@ -180,7 +193,7 @@ func New(jobs []config.CronJob, o Options) (*Scheduler, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cron: job %q: schedule %q: %w", cfg.Name, cfg.Schedule, err)
 		}
-		s.jobs = append(s.jobs, &job{cfg: cfg, sched: sched})
+		s.jobs = append(s.jobs, &job{cfg: cfg, sched: sched, byInstant: byInstant(cfg.Schedule)})
 	}
 	return s, nil
 }
@@ -209,6 +222,43 @@ func parse(spec string) (sched robfig.Schedule, err error) {
 		return nil, fmt.Errorf("not a cron schedule (%T)", sched)
 	}
 	return sched, nil
+}
+
+// byInstant reports whether a parsed schedule fires by the instant in an
+// hour the clock repeats: when its minute or hour field is a wildcard or a
+// step (cron's rule), or it is @hourly. The other schedules name clock times,
+// which happen once a day.
+func byInstant(spec string) bool {
+	spec = strings.TrimSpace(spec)
+	if strings.HasPrefix(spec, "@") {
+		return spec == "@hourly"
+	}
+	f := strings.Fields(spec)
+	return len(f) >= 2 && (strings.ContainsAny(f[0], "*?/") || strings.ContainsAny(f[1], "*?/"))
+}
+
+// next returns j's first tick after t, in s.loc. For a job at fixed clock
+// times it skips the ticks in the second pass of an hour the clock repeats:
+// their clock time has already happened.
+func (s *Scheduler) next(j *job, t time.Time) time.Time {
+	n := j.sched.Next(t.In(s.loc))
+	for !j.byInstant && !n.IsZero() && repeated(n) {
+		n = j.sched.Next(n)
+	}
+	return n
+}
+
+// repeated reports whether t's clock time happened before, at an earlier
+// instant: t lies in the first stretch after its zone's offset went down
+// (clocks set back), shorter than the drop.
+func repeated(t time.Time) bool {
+	start, _ := t.ZoneBounds()
+	if start.IsZero() {
+		return false // a fixed zone, or the first period on record
+	}
+	_, off := t.Zone()
+	_, before := start.Add(-time.Nanosecond).Zone()
+	return before > off && t.Sub(start) < time.Duration(before-off)*time.Second
 }
 
 // Start starts the scheduler on its own goroutine and returns. It runs until
@@ -249,7 +299,7 @@ func (s *Scheduler) loop(ctx context.Context) {
 	now := s.clock.Now()
 	next := make([]time.Time, len(s.jobs))
 	for i, j := range s.jobs {
-		next[i] = j.sched.Next(now.In(s.loc))
+		next[i] = s.next(j, now)
 		s.log.Info("cron: job scheduled", "job", j.cfg.Name, "schedule", j.cfg.Schedule, "next", next[i])
 	}
 	for {
@@ -260,7 +310,7 @@ func (s *Scheduler) loop(ctx context.Context) {
 			}
 			if !now.Before(next[i]) {
 				s.fire(ctx, j, next[i], now)
-				next[i] = j.sched.Next(now.In(s.loc))
+				next[i] = s.next(j, now)
 				if next[i].IsZero() {
 					continue
 				}

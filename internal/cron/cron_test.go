@@ -1,10 +1,12 @@
 package cron
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,12 +57,13 @@ type setup struct {
 	hooks    func(d *plugin.Dispatcher) // registers the test's handlers
 	noStart  bool
 	claim    func(ctx context.Context, job string, at time.Time) (bool, error)
+	start    time.Time // the clock's first time; zero means t0
 }
 
 func newHarness(t *testing.T, su setup) *harness {
 	t.Helper()
 	h := &harness{
-		clk:   newFakeClock(t0),
+		clk:   newFakeClock(cmp.Or(su.start, t0)),
 		logs:  newLogRecorder(),
 		hooks: plugin.NewDispatcher(plugin.WithLogger(slog.New(slog.DiscardHandler))),
 		runs:  make(chan runCall, 100),
@@ -655,5 +658,125 @@ func TestClaimedTickFiresOnOneNode(t *testing.T) {
 	failing.s.Stop()
 	if n := failing.calls.Load(); n != 0 || len(failing.firings()) != 0 {
 		t.Errorf("a failed claim ran %d times and fired %d times", n, len(failing.firings()))
+	}
+}
+
+// newYork loads the zone whose clocks go back at 02:00 on 2026-11-01, to
+// 01:00: the clock times from 01:00 to 02:00 happen twice that night.
+func newYork(t *testing.T) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skipf("no time zone database: %v", err)
+	}
+	return loc
+}
+
+// waitFirings waits until CronFired has been dispatched n times: the ticks'
+// goroutines may still be on their way when advanceTo returns.
+func (h *harness) waitFirings(t *testing.T, n int) {
+	t.Helper()
+	limit := time.Now().Add(waitLimit)
+	for len(h.firings()) < n {
+		if time.Now().After(limit) {
+			t.Fatalf("CronFired was dispatched %d times, want %d", len(h.firings()), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// firedAt returns the scheduled_at of each CronFired of each job, in the
+// order of the instants (the ticks' goroutines dispatch in any order).
+func (h *harness) firedAt() map[string][]string {
+	out := map[string][]string{}
+	for _, f := range h.firings() {
+		name, _ := f.p.Extra[ExtraJob].(string)
+		out[name] = append(out[name], scheduledAt(&f.p))
+	}
+	instant := func(s string) time.Time {
+		t, _ := time.Parse(time.RFC3339, s)
+		return t
+	}
+	for _, ticks := range out {
+		slices.SortFunc(ticks, func(a, b string) int { return instant(a).Compare(instant(b)) })
+	}
+	return out
+}
+
+func TestClockSetBackRunsAFixedTimeJobOnce(t *testing.T) {
+	ny := newYork(t)
+	h := newHarness(t, setup{
+		jobs: []config.CronJob{
+			{Name: "daily", Schedule: "30 1 * * *", Prompt: "p"},
+			{Name: "twice", Schedule: "0,30 1 * * *", Prompt: "p"},
+			{Name: "hourly", Schedule: "0 * * * *", Prompt: "p"},
+		},
+		location: ny,
+		start:    time.Date(2026, 11, 1, 0, 50, 0, 0, ny), // 00:50 EDT
+	})
+	// To 01:00 of the next night, through both passes of 01:00-02:00.
+	h.clk.advanceTo(t, time.Date(2026, 11, 2, 1, 0, 0, 0, ny))
+	h.waitFirings(t, 1+3+26)
+	h.s.Stop()
+	got := h.firedAt()
+
+	want := map[string][]string{
+		"daily": {"2026-11-01T01:30:00-04:00"},
+		"twice": {"2026-11-01T01:00:00-04:00", "2026-11-01T01:30:00-04:00", "2026-11-02T01:00:00-05:00"},
+	}
+	for name, w := range want {
+		if !slices.Equal(got[name], w) {
+			t.Errorf("%s fired at %q, want %q", name, got[name], w)
+		}
+	}
+	// Each pass of the repeated hour is an hour of its own for an hourly job.
+	hourly := got["hourly"]
+	if len(hourly) < 3 || !slices.Equal(hourly[:3], []string{"2026-11-01T01:00:00-04:00", "2026-11-01T01:00:00-05:00", "2026-11-01T02:00:00-05:00"}) {
+		t.Errorf("hourly fired at %q, want 01:00 EDT, 01:00 EST, 02:00 EST first", hourly)
+	}
+	if len(hourly) != 26 {
+		t.Errorf("hourly fired %d times, want 26 (the night has 25 hours, and 01:00 closes it)", len(hourly))
+	}
+}
+
+func TestStartInTheRepeatedHourSkipsAClockTimeAlreadyPast(t *testing.T) {
+	ny := newYork(t)
+	h := newHarness(t, setup{
+		jobs: []config.CronJob{
+			{Name: "daily", Schedule: "30 1 * * *", Prompt: "p"},
+			{Name: "hourly", Schedule: "@hourly", Prompt: "p"},
+		},
+		location: ny,
+		// 01:10 EST: 01:30 EDT was an hour ago, maybe fired by another node.
+		start: time.Date(2026, 11, 1, 6, 10, 0, 0, time.UTC),
+	})
+	h.clk.advanceTo(t, time.Date(2026, 11, 1, 2, 0, 0, 0, ny))
+	h.waitFirings(t, 1)
+	h.s.Stop()
+	got := h.firedAt()
+	if len(got["daily"]) != 0 {
+		t.Errorf("daily fired at %q in the second pass of 01:00-02:00, want not at all", got["daily"])
+	}
+	if w := []string{"2026-11-01T02:00:00-05:00"}; !slices.Equal(got["hourly"], w) {
+		t.Errorf("hourly fired at %q, want %q", got["hourly"], w)
+	}
+}
+
+func TestByInstant(t *testing.T) {
+	for spec, want := range map[string]bool{
+		"0 * * * *":      true,
+		"@hourly":        true,
+		"*/15 1 * * *":   true,
+		"0 */2 * * *":    true,
+		"5/10 1 * * *":   true,
+		"0 ? * * *":      true,
+		"30 1 * * *":     false,
+		"0,30 1-3 * * *": false,
+		"@daily":         false,
+		"@midnight":      false,
+	} {
+		if got := byInstant(spec); got != want {
+			t.Errorf("byInstant(%q) = %v, want %v", spec, got, want)
+		}
 	}
 }
