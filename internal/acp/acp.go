@@ -12,6 +12,10 @@
 // It then cancels the running turns (agent.Shutdown), waits for their
 // prompts to be answered (stopReason cancelled), and stops the MCP servers
 // the editor asked for. The caller closes the store and the App after.
+// The wait for the turns lasts at most ShutdownGrace: a turn can be stuck
+// writing an update to an editor that stopped reading its output and did
+// not close it, and the end asked for (SIGTERM) must not wait on the
+// editor. The turns still running then are logged and left behind.
 //
 // # What maps to what
 //
@@ -46,8 +50,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -64,6 +70,10 @@ import (
 
 // Channel is the channel of the sessions and turns of ACP.
 const Channel = "acp"
+
+// ShutdownGrace is how long Serve, once ending, waits for the cancelled
+// turns to end before it returns without them.
+const ShutdownGrace = 5 * time.Second
 
 // Server is the agent side of one ACP connection.
 type Server struct {
@@ -82,12 +92,14 @@ type Server struct {
 	mcpSpecs map[string]mcpclient.Spec // the editor's servers started, by name
 	closing  bool                      // Serve is ending: no new prompts
 	turns    sync.WaitGroup            // prompts under way
+	busy     map[string]int            // prompts under way (or waiting for the turn), by session
+	grace    time.Duration             // ShutdownGrace; shorter in tests
 }
 
 // New returns a Server over a booted app, its agent and the open store.
 func New(a *app.App, ag *agent.Agent, st *store.Store) *Server {
 	return &Server{app: a, agent: ag, store: st, log: a.Log.With("channel", Channel), ready: make(chan struct{}),
-		sessions: map[string]*session{}, mcpSpecs: map[string]mcpclient.Spec{}}
+		sessions: map[string]*session{}, mcpSpecs: map[string]mcpclient.Spec{}, busy: map[string]int{}, grace: ShutdownGrace}
 }
 
 var (
@@ -118,7 +130,13 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.closing = true
 	s.mu.Unlock()
 	s.agent.Shutdown()
-	s.turns.Wait()
+	if !s.waitTurns() {
+		s.mu.Lock()
+		left := slices.Sorted(maps.Keys(s.busy))
+		s.mu.Unlock()
+		s.log.Warn("acp: turns still running after the grace period (the editor may have stopped reading); ending without them",
+			"grace", s.grace, "sessions", left)
+	}
 	s.mu.Lock()
 	sets := s.mcp
 	s.mcp = nil
@@ -130,6 +148,25 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		err = nil // a signal: the end asked for
 	}
 	return err
+}
+
+// waitTurns waits for the prompts under way to return, at most s.grace,
+// and reports whether they did. A turn blocked writing to the editor stays
+// blocked: nothing can interrupt that write, and the process ends after.
+func (s *Server) waitTurns() bool {
+	done := make(chan struct{})
+	go func() {
+		s.turns.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(s.grace)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // peer is the connection, once Serve made it.
@@ -256,8 +293,16 @@ func (s *Server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
 	s.turns.Add(1)
+	s.busy[id]++
 	s.mu.Unlock()
-	defer s.turns.Done()
+	defer func() {
+		s.mu.Lock()
+		if s.busy[id]--; s.busy[id] == 0 {
+			delete(s.busy, id)
+		}
+		s.mu.Unlock()
+		s.turns.Done()
+	}()
 	// One turn at a time: a prompt sent while one runs (whose context the
 	// SDK then cancels) waits for it to end.
 	sess.turn.Lock()

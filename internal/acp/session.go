@@ -58,6 +58,10 @@ func (s *Server) lookup(id string) *session {
 
 // update sends one session/update. A failure (the client is gone) is
 // logged: the turn goes on, and ends when the connection's end cancels it.
+// The context is not the turn's: a cancelled turn's last updates (its
+// calls failed) still go out before its answer, and a context would not
+// bound the write anyway (the SDK checks it only before writing). An
+// editor that stops reading blocks the update; Serve's grace bounds that.
 func (s *Server) update(sessionID string, u sdk.SessionUpdate) {
 	err := s.peer().SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: sdk.SessionId(sessionID), Update: u})
 	if err != nil {
