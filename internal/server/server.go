@@ -385,7 +385,7 @@ func decode(w http.ResponseWriter, r *http.Request, v validator) error {
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 	list, err := s.Agent.Store.Sessions(r.Context(), tenant(r))
 	if err != nil {
-		httpjson.Error(w, statusOf(err), err)
+		s.fail(w, statusOf(err), err)
 		return
 	}
 	httpjson.Write(w, 200, list)
@@ -394,14 +394,14 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 	var body CreateSession
 	if err := decode(w, r, &body); err != nil {
-		httpjson.Error(w, http.StatusBadRequest, err)
+		s.fail(w, http.StatusBadRequest, err)
 		return
 	}
 	c := caller(r)
 	sess, err := s.Agent.NewSession(r.Context(), agent.SessionRequest{Tenant: c.Tenant, TenantID: c.TenantID, UserID: c.UserID,
 		Title: body.Title, Model: body.Model, Channel: "api"})
 	if err != nil {
-		httpjson.Error(w, http.StatusBadRequest, err)
+		s.fail(w, http.StatusBadRequest, err)
 		return
 	}
 	httpjson.Write(w, http.StatusCreated, sess)
@@ -410,7 +410,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 	sess, err := s.Agent.Store.Session(r.Context(), tenant(r), r.PathValue("id"))
 	if err != nil {
-		httpjson.Error(w, statusOf(err), err)
+		s.fail(w, statusOf(err), err)
 		return
 	}
 	httpjson.Write(w, 200, sess)
@@ -418,7 +418,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 	if err := s.Agent.DeleteSession(r.Context(), tenant(r), r.PathValue("id")); err != nil {
-		httpjson.Error(w, statusOf(err), err)
+		s.fail(w, statusOf(err), err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -430,7 +430,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 func (s *Server) ownSession(w http.ResponseWriter, r *http.Request) (string, bool) {
 	id := r.PathValue("id")
 	if _, err := s.Agent.Store.Session(r.Context(), tenant(r), id); err != nil {
-		httpjson.Error(w, statusOf(err), err)
+		s.fail(w, statusOf(err), err)
 		return "", false
 	}
 	return id, true
@@ -451,7 +451,7 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 	}
 	msgs, err := s.Agent.Store.Messages(r.Context(), id)
 	if err != nil {
-		httpjson.Error(w, statusOf(err), err)
+		s.fail(w, statusOf(err), err)
 		return
 	}
 	httpjson.Write(w, 200, msgs)
@@ -464,7 +464,7 @@ func (s *Server) getMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	m, err := s.Agent.Store.Message(r.Context(), id, r.PathValue("mid"))
 	if err != nil {
-		httpjson.Error(w, statusOf(err), err)
+		s.fail(w, statusOf(err), err)
 		return
 	}
 	httpjson.Write(w, 200, m)
@@ -476,7 +476,7 @@ func (s *Server) getMessage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	var body PostMessage
 	if err := decode(w, r, &body); err != nil {
-		httpjson.Error(w, http.StatusBadRequest, err)
+		s.fail(w, http.StatusBadRequest, err)
 		return
 	}
 	id, ok := s.ownSession(w, r)
@@ -487,7 +487,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	req := agent.TurnRequest{Tenant: c.Tenant, TenantID: c.TenantID, UserID: c.UserID, SessionID: id, Prompt: body.Text, Channel: "api", Specified: body.Params}
 	ctx, err := s.turnContext(r, c)
 	if err != nil {
-		httpjson.Error(w, http.StatusInternalServerError, err)
+		s.fail(w, http.StatusInternalServerError, err)
 		return
 	}
 	if !s.turns.add() {
@@ -509,12 +509,12 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	res, err := s.Agent.Run(ctx, req)
 	s.turns.done()
 	if err != nil && res == nil {
-		httpjson.Error(w, statusOf(err), err)
+		s.fail(w, statusOf(err), err)
 		return
 	}
 	out := TurnResult{Session: res.Session, Messages: res.Messages, Text: res.Text}
 	if err != nil {
-		out.Error = err.Error()
+		out.Error = s.redact(err.Error())
 		httpjson.Write(w, statusOf(err), out)
 		return
 	}
@@ -524,7 +524,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) replyPermission(w http.ResponseWriter, r *http.Request) {
 	var body PermissionReply
 	if err := decode(w, r, &body); err != nil {
-		httpjson.Error(w, http.StatusBadRequest, err)
+		s.fail(w, http.StatusBadRequest, err)
 		return
 	}
 	// The question may be another node's (its turn asked there).
@@ -540,15 +540,32 @@ func (s *Server) replyPermission(w http.ResponseWriter, r *http.Request) {
 // the MCP servers with their state, so that a client shows them where its
 // user looks.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	httpjson.Write(w, 200, Health{OK: true, Skipped: s.Agent.App.Trust.Skipped(), MCP: s.Agent.App.MCPStatus()})
+	mcp := s.Agent.App.MCPStatus()
+	for i := range mcp {
+		mcp[i].Error = s.redact(mcp[i].Error) // a URL or a command expanded from {env:...}
+	}
+	httpjson.Write(w, 200, Health{OK: true, Skipped: s.Agent.App.Trust.Skipped(), MCP: mcp})
 }
+
+// fail answers err, redacted: an error may carry a hook's reason, a
+// provider's answer or a command line with a secret in it.
+func (s *Server) fail(w http.ResponseWriter, status int, err error) {
+	httpjson.Error(w, status, errors.New(s.redact(err.Error())))
+}
+
+// redact is the App's redaction of the secrets of the environment and
+// the config.
+func (s *Server) redact(text string) string { return s.Agent.App.Redact.String(text) }
 
 func (s *Server) listPlugins(w http.ResponseWriter, r *http.Request) {
 	out := []Plugin{}
 	for _, p := range s.Agent.App.Plugins.Plugins {
-		out = append(out, Plugin{ID: p.ID, Source: p.Source, Path: p.Path, Hooks: p.Hooks, Status: p.Status()})
+		out = append(out, Plugin{ID: p.ID, Source: p.Source, Path: p.Path, Hooks: p.Hooks, Status: s.redact(p.Status())})
 	}
-	warnings := append([]string{}, s.Agent.App.Plugins.Warnings...) // [] rather than null for none
+	warnings := []string{} // [] rather than null for none
+	for _, w := range s.Agent.App.Plugins.Warnings {
+		warnings = append(warnings, s.redact(w))
+	}
 	httpjson.Write(w, 200, PluginList{Plugins: out, Warnings: warnings, Skipped: s.Agent.App.Trust.Skipped()})
 }
 
