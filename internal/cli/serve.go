@@ -68,7 +68,7 @@ included, for go tool pprof, when it stops gracefully (SIGTERM, Ctrl-C).
 				if addr == "" {
 					addr = server.DefaultAddr
 				}
-				tokens, err := server.ExpandTokens(a.Config.Server.Tokens)
+				tokens, err := server.ExpandTokens(token, a.Config.Server.Tokens)
 				if err != nil {
 					return err
 				}

@@ -42,6 +42,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -166,8 +167,11 @@ func (s *Server) MCP() *mcpserver.Server { return s.mcp }
 
 // ExpandTokens substitutes {env:NAME} in the tenants' tokens. A token that
 // comes out empty is an error naming it: a server must not start believing
-// it checks a token it does not have.
-func ExpandTokens(tokens []config.TenantToken) ([]config.TenantToken, error) {
+// it checks a token it does not have. So is a token that is the server's
+// (serverToken) or another tenant's: a request with it would act for
+// whichever is checked first, the user's own rights for a tenant whose
+// token is the server's.
+func ExpandTokens(serverToken string, tokens []config.TenantToken) ([]config.TenantToken, error) {
 	out := make([]config.TenantToken, 0, len(tokens))
 	for i, t := range tokens {
 		written := t.Token
@@ -178,6 +182,12 @@ func ExpandTokens(tokens []config.TenantToken) ([]config.TenantToken, error) {
 		}
 		if strings.TrimSpace(t.Token) == "" {
 			return nil, fmt.Errorf("config: server.tokens[%d] (tenant %d, user %q): %q is empty; set the variable it names", i, t.TenantID, t.UserID, written)
+		}
+		if serverToken != "" && t.Token == serverToken {
+			return nil, fmt.Errorf("config: server.tokens[%d] (tenant %d, user %q): the token is the server's own (server.token or PODCODE_API_TOKEN); give the tenant a token of its own", i, t.TenantID, t.UserID)
+		}
+		if k := slices.IndexFunc(out, func(o config.TenantToken) bool { return o.Token == t.Token }); k >= 0 {
+			return nil, fmt.Errorf("config: server.tokens[%d] (tenant %d, user %q) has the token of server.tokens[%d] (tenant %d, user %q); each needs its own", i, t.TenantID, t.UserID, k, out[k].TenantID, out[k].UserID)
 		}
 		out = append(out, t)
 	}

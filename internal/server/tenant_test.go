@@ -89,21 +89,31 @@ func TestTenants(t *testing.T) {
 		mu.Unlock()
 	})
 	tokens := []config.TenantToken{{Token: "ann-token", TenantID: 1, UserID: "ann"}, {Token: "{env:BOB_TOKEN}", TenantID: 2, UserID: "bob"}}
-	if _, err := ExpandTokens(tokens); err == nil || !strings.Contains(err.Error(), `server.tokens[1] (tenant 2, user "bob"): the environment variable BOB_TOKEN it names is unset`) {
+	if _, err := ExpandTokens("", tokens); err == nil || !strings.Contains(err.Error(), `server.tokens[1] (tenant 2, user "bob"): the environment variable BOB_TOKEN it names is unset`) {
 		t.Errorf("a token whose variable is unset: %v", err)
 	}
 	// Part of a token is no token: "bob-" is anyone's guess.
 	partial := []config.TenantToken{{Token: "bob-{env:BOB_TOKEN}", TenantID: 2, UserID: "bob"}}
-	if _, err := ExpandTokens(partial); err == nil || !strings.Contains(err.Error(), "BOB_TOKEN it names is unset") {
+	if _, err := ExpandTokens("", partial); err == nil || !strings.Contains(err.Error(), "BOB_TOKEN it names is unset") {
 		t.Errorf("a token with an unset variable in it: %v", err)
 	}
 	// A variable's value is taken as it is, never expanded again.
 	t.Setenv("BOB_TOKEN", "bob-token{env:HOME}")
-	if got, err := ExpandTokens(tokens); err != nil || got[1].Token != "bob-token{env:HOME}" || tokens[1].Token != "{env:BOB_TOKEN}" {
+	if got, err := ExpandTokens("", tokens); err != nil || got[1].Token != "bob-token{env:HOME}" || tokens[1].Token != "{env:BOB_TOKEN}" {
 		t.Errorf("expanded %+v, %v", got, err)
 	}
+	// A token that is the server's, or another tenant's, would act for
+	// whichever is checked first.
+	t.Setenv("BOB_TOKEN", "admin")
+	if _, err := ExpandTokens("admin", tokens); err == nil || !strings.Contains(err.Error(), `server.tokens[1] (tenant 2, user "bob"): the token is the server's own`) {
+		t.Errorf("a tenant's token that is the server's: %v", err)
+	}
+	t.Setenv("BOB_TOKEN", "ann-token")
+	if _, err := ExpandTokens("admin", tokens); err == nil || !strings.Contains(err.Error(), `server.tokens[1] (tenant 2, user "bob") has the token of server.tokens[0] (tenant 1, user "ann")`) {
+		t.Errorf("two tenants with one token: %v", err)
+	}
 	t.Setenv("BOB_TOKEN", "bob-token")
-	tokens, err := ExpandTokens(tokens)
+	tokens, err := ExpandTokens("admin", tokens)
 	if err != nil {
 		t.Fatal(err)
 	}
