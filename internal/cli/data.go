@@ -81,6 +81,8 @@ func logSandbox(a *app.App, tenants bool) {
 		a.Log.Warn("sandbox: " + s.String())
 	case !s.NetNS && s.ABI < 10:
 		a.Log.Warn("sandbox: "+s.String()+"; without a network namespace, UDP and other non-TCP traffic of sandboxed commands is not stopped", attrs...)
+	case !s.SignalsScoped():
+		a.Log.Warn("sandbox: "+s.String()+"; below Landlock ABI 6 and without a PID namespace, a sandboxed command can signal (kill) the server and other tenants' commands, and reach abstract unix sockets", attrs...)
 	case !s.PIDNS:
 		a.Log.Warn("sandbox: "+s.String()+"; without a PID namespace, sandboxed commands see other processes in /proc and can leave processes running", attrs...)
 	default:

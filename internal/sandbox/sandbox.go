@@ -105,8 +105,26 @@ func (s Support) String() string {
 	if !s.PIDNS {
 		procs = "none: a process that leaves its group outlives its command"
 	}
-	return fmt.Sprintf("Landlock ABI %d, network off by %s, processes kept in by %s", s.ABI, net, procs)
+	return fmt.Sprintf("Landlock ABI %d, network off by %s, processes kept in by %s, signals kept in by %s", s.ABI, net, procs, s.signals())
 }
+
+// signals says what keeps a command from signalling the processes outside
+// its sandbox (the server, other tenants' commands, all of the same user):
+// Landlock scopes signals and abstract unix sockets from ABI 6; a PID
+// namespace hides the other processes.
+func (s Support) signals() string {
+	switch {
+	case s.ABI >= 6:
+		return "Landlock"
+	case s.PIDNS:
+		return "PID namespace"
+	}
+	return "none: a command may signal (kill) the server and other commands"
+}
+
+// SignalsScoped reports whether a command cannot signal the processes
+// outside its sandbox.
+func (s Support) SignalsScoped() bool { return s.ABI >= 6 || s.PIDNS }
 
 // check says why p cannot be enforced with s, or nil.
 func (s Support) check(p Policy) error {
