@@ -304,10 +304,30 @@ func (s *Server) connect(life context.Context) (*conn, error) {
 	ctx, cancel := context.WithCancel(life)
 	timer := time.AfterFunc(s.startTimeout(), cancel)
 	c := &conn{cancel: cancel}
+	// notifications/tools/list_changed is coalesced: one worker lists the
+	// tools again for the connection's life, and a notification while a
+	// list is under way leaves at most one more pending, so that a server
+	// flooding the notification costs two lists in a row, not one each.
+	relist := make(chan struct{}, 1)
+	s.set.wg.Add(1) // run holds the group above zero, so Close waits for this too
+	go func() {
+		defer s.set.wg.Done()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-relist:
+				s.relist(ctx)
+			}
+		}
+	}()
 	client := sdk.NewClient(&sdk.Implementation{Name: "podcode", Version: version.App()}, &sdk.ClientOptions{
 		Capabilities: &sdk.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
-			go s.relist(life)
+			select {
+			case relist <- struct{}{}:
+			default: // one is pending already, and will see this change
+			}
 		},
 	})
 	var err error

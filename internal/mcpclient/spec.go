@@ -98,7 +98,54 @@ func Specs(cfg *config.Config, cwd string) (specs []Spec, warnings []string, err
 		}
 		specs = append(specs, s)
 	}
-	return specs, warnings, nil
+	specs, refused := refuseOverlapping(specs)
+	return specs, append(warnings, refused...), nil
+}
+
+// refuseOverlapping leaves out a project's server whose name, with "_",
+// begins another's, or the other's begins its ("github" and "github_evil"):
+// the ids of the two servers' tools can then be the same ("github_evil_x"
+// is github's tool evil_x and github_evil's x), and a permission rule
+// written for one server's tools ("github_*", "mcp__github__*") matches
+// the other's too, so that a project could name its server to be allowed
+// what the user allowed theirs. Of two project servers the later is left
+// out; two of the user's both stay (whose id the user's rules cover is the
+// user's choice, and a tool id both servers give goes to the first to
+// register it). Each refusal is a warning that names both servers.
+func refuseOverlapping(specs []Spec) (kept []Spec, warnings []string) {
+	overlap := func(a, b string) bool {
+		a, b = sanitize(a), sanitize(b)
+		return strings.HasPrefix(b, a+"_") || strings.HasPrefix(a, b+"_")
+	}
+	refuse := func(s, other Spec) {
+		whose := "the user's"
+		if other.Project {
+			whose = "the project's"
+		}
+		warnings = append(warnings, fmt.Sprintf("%s: MCP server %q ignored: its tools' ids and those of %s server %q (%s) can be the same, and a permission rule for one server's tools would match the other's; rename it",
+			s.Origin, s.Name, whose, other.Name, other.Origin))
+	}
+	for _, s := range specs {
+		ok := true
+		for i := 0; i < len(kept); i++ {
+			k := kept[i]
+			if !overlap(s.Name, k.Name) || !s.Project && !k.Project {
+				continue
+			}
+			if s.Project {
+				refuse(s, k)
+				ok = false
+				break
+			}
+			refuse(k, s) // a project's server that came first
+			kept = slices.Delete(kept, i, i+1)
+			i--
+		}
+		if ok {
+			kept = append(kept, s)
+		}
+	}
+	return kept, warnings
 }
 
 func mapSlice(in []string, f func(string) string) []string {

@@ -26,7 +26,10 @@ const maxTools = 512
 // take no others in a function name), cut to 64 characters with a short
 // hash of the full name when longer. The server's name comes first so
 // that the id says where the tool comes from, and a permission rule
-// "<server>_*" covers a server's tools.
+// "<server>_*" covers a server's tools. Two servers' ids can be the same
+// ("_" separates the names and may be in them: server gh's tool x_y and
+// server gh_x's tool y): the first to register it keeps it (register), and
+// Specs leaves out a project's server whose name so overlaps another's.
 func ToolID(server, name string) string {
 	id := sanitize(server + "_" + name)
 	if len(id) > maxToolID {
@@ -37,9 +40,12 @@ func ToolID(server, name string) string {
 }
 
 // ClaudeName is the name Claude Code gives the tool: mcp__<server>__<tool>.
-// A .claude matcher or a permission rule may name a tool so.
+// A .claude matcher or a permission rule may name a tool so. Both names
+// are sanitized as ToolID's are: the tool's name is the server's to
+// choose, and a "/" in it would escape a rule "mcp__<server>__*", whose
+// "*" does not match "/".
 func ClaudeName(server, name string) string {
-	return "mcp__" + server + "__" + name
+	return "mcp__" + sanitize(server) + "__" + sanitize(name)
 }
 
 func sanitize(s string) string {
@@ -80,17 +86,18 @@ func (s *Server) list(ctx context.Context, session *sdk.ClientSession, first boo
 	return nil
 }
 
-// relist lists the tools again after notifications/tools/list_changed.
-// Before the first list has set the session, there is nothing to do: that
-// list, still under way, sees the change.
-func (s *Server) relist(life context.Context) {
+// relist lists the tools again after notifications/tools/list_changed,
+// bounded by ctx, the connection's. Before the first list has set the
+// session, there is nothing to do: that list, still under way, sees the
+// change.
+func (s *Server) relist(ctx context.Context) {
 	s.mu.Lock()
 	session := s.session
 	s.mu.Unlock()
 	if session == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(life, s.startTimeout())
+	ctx, cancel := context.WithTimeout(ctx, s.startTimeout())
 	defer cancel()
 	if err := s.list(ctx, session, false); err != nil {
 		s.log.Warn("mcp: listing the tools again after the server said they changed failed", "error", err.Error())
@@ -99,7 +106,11 @@ func (s *Server) relist(life context.Context) {
 	s.log.Info("mcp: tools listed again", "tools", len(s.Status().Tools))
 }
 
-// register syncs the registry with tools.
+// register syncs the registry with tools. An id another source holds
+// already (another server's tool whose id is the same: "_" both separates
+// the names and may be in them) stays that source's: the first to
+// register an id keeps it, and the tool that would take it is left out
+// with a warning that names both.
 func (s *Server) register(tools []*sdk.Tool) {
 	reg := s.set.opts.Tools
 	source := "mcp:" + s.spec.Name
@@ -108,10 +119,6 @@ func (s *Server) register(tools []*sdk.Tool) {
 		id := ToolID(s.spec.Name, t.Name)
 		if other, dup := next[id]; dup {
 			s.log.Warn("mcp: two tools of the server get the same id; the second is left out", "tool", t.Name, "other", other, "id", id)
-			continue
-		}
-		if d, ok := reg.Get(id); ok && d.Source != source {
-			s.log.Warn("mcp: a tool of that id exists already; the server's tool is left out", "tool", t.Name, "id", id, "existing", d.Source)
 			continue
 		}
 		schema, err := inputSchema(t)
@@ -125,8 +132,14 @@ func (s *Server) register(tools []*sdk.Tool) {
 		}
 		d := &tool.Def{ID: id, Description: desc, Parameters: schema, Source: source,
 			Alias: ClaudeName(s.spec.Name, t.Name), Execute: s.execute(t.Name)}
-		if err := reg.Add(d); err != nil {
+		holder, err := reg.AddIfAbsent(d)
+		if err != nil {
 			s.log.Warn("mcp: the tool is left out", "tool", t.Name, "error", err.Error())
+			continue
+		}
+		if holder != nil {
+			s.log.Warn("mcp: a tool of another source has the id already and keeps it; the server's tool is left out",
+				"tool", t.Name, "id", id, "held_by", holder.Source)
 			continue
 		}
 		next[id] = t.Name

@@ -146,24 +146,40 @@ func NewRegistry(logger *slog.Logger) *Registry {
 // such an id is refused, logged, and returned as an error, whether or not
 // the built-in exists yet (the browser_* family is reserved as a whole).
 func (r *Registry) Add(d *Def) error {
+	_, err := r.add(d, false)
+	return err
+}
+
+// AddIfAbsent adds d only if its id is free or held by a tool of d's own
+// Source, which d replaces (a source registering its tools again); the
+// check and the insert are under one lock, so that of two sources
+// registering one id at once the first keeps it, whatever the order of
+// their goroutines. It returns the tool that holds the id when that is
+// another source's (d is not added), else nil. An id Add refuses (none, a
+// protected one) is refused so too, with Add's error.
+func (r *Registry) AddIfAbsent(d *Def) (holder *Def, err error) { return r.add(d, true) }
+
+func (r *Registry) add(d *Def, ifAbsent bool) (holder *Def, err error) {
 	if d.ID == "" || d.Execute == nil {
-		return fmt.Errorf("tool: a tool needs an id and an execute (source %s)", d.Source)
+		return nil, fmt.Errorf("tool: a tool needs an id and an execute (source %s)", d.Source)
+	}
+	if d.Source != Builtin && IsProtected(d.ID) {
+		r.log.Warn("plugin: refused to override a protected tool", "plugin", d.Source, "tool", d.ID)
+		return nil, fmt.Errorf("tool: plugin %s may not replace the protected built-in tool %q", d.Source, d.ID)
 	}
 	r.mu.Lock()
 	old, exists := r.tools[d.ID]
-	if d.Source != Builtin && IsProtected(d.ID) {
+	switch {
+	case exists && ifAbsent && old.Source != d.Source:
 		r.mu.Unlock()
-		err := fmt.Errorf("tool: plugin %s may not replace the protected built-in tool %q", d.Source, d.ID)
-		r.log.Warn("plugin: refused to override a protected tool", "plugin", d.Source, "tool", d.ID)
-		return err
-	}
-	if exists {
+		return old, nil
+	case exists:
 		r.log.Info("tool replaced", "tool", d.ID, "was", old.Source, "now", d.Source, "plugin", d.Source)
 	}
 	r.tools[d.ID] = d
 	r.mu.Unlock()
 	r.changed()
-	return nil
+	return nil, nil
 }
 
 // Remove removes the tool with id if source registered it (an MCP server
