@@ -339,7 +339,14 @@ func (s Spec) TrustItem(project string) (it trust.Item, reads []string, err erro
 	var h trust.Hasher
 	h.Text(s.TrustName(project), s.entry)
 	if s.Transport == Stdio {
-		reads = h.Exec(s.Command, s.Args, project, project, nil)
+		// What the server is given counts too: an env of PYTHONPATH or
+		// LD_PRELOAD loads files its command does not name. A .mcp.json
+		// entry's ${NAME} is filled in only when it starts (Expand).
+		exec := h.Exec
+		if strings.HasSuffix(s.file, ProjectFile) {
+			exec = h.ExecTemplate
+		}
+		reads = exec(s.Command, s.Args, project, project, s.Env)
 	} else {
 		h.Hash("url "+s.URL, "")
 	}

@@ -217,3 +217,37 @@ func FuzzParseProjectFile(f *testing.F) {
 		}
 	})
 }
+
+// A project's server is fingerprinted by what runs: a command or script
+// named with ${NAME:-default} (filled in only at start) or an env that
+// changes what the program loads makes the project's folder an item of
+// its own, so that an edit of the file that really runs untrusts it.
+func TestTrustItemCoversWhatRuns(t *testing.T) {
+	project := t.TempDir()
+	for name, content := range map[string]string{"srv/run": "#!/bin/sh\nexec python3 srv/main.py\n", "srv/main.py": "import helper\n", "lib/sitecustomize.py": "", "srv/plain": "#!/bin/sh\necho ready\n", "srv/solo.py": "print('ready')\n"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(project, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(project, name), []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mcpFile := filepath.Join(project, ProjectFile)
+	for _, c := range []struct {
+		name  string
+		spec  Spec
+		reads bool
+	}{
+		{"a program named by ${}", Spec{Name: "a", Transport: Stdio, file: mcpFile, Command: "${PODCODE_NOPE:-.}/srv/run"}, true},
+		{"a script named by ${}", Spec{Name: "b", Transport: Stdio, file: mcpFile, Command: "sh", Args: []string{"${DIR:-srv}/run"}}, true},
+		{"PYTHONPATH in env", Spec{Name: "c", Transport: Stdio, file: mcpFile, Command: "python3", Args: []string{"srv/solo.py"}, Env: map[string]string{"PYTHONPATH": "lib"}}, true},
+		{"LD_PRELOAD in env", Spec{Name: "d", Transport: Stdio, file: mcpFile, Command: "./srv/plain", Env: map[string]string{"LD_PRELOAD": "./lib/evil.so"}}, true},
+		{"a token by ${} for a named script", Spec{Name: "e", Transport: Stdio, file: mcpFile, Command: "./srv/plain", Args: []string{"--token", "${TOKEN}"}, Env: map[string]string{"API_TOKEN": "${TOKEN}"}}, false},
+	} {
+		_, reads, err := c.spec.TrustItem(project)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(reads) > 0; got != c.reads {
+			t.Errorf("%s: reads %v, want the project's folder: %v", c.name, reads, c.reads)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,17 +56,38 @@ func (h *Hasher) Command(command, dir, root string, vars map[string]string) []st
 }
 
 // Exec is Command for a program run directly, with its arguments, and no
-// shell (a process handler, a hook with an args array).
+// shell (a process handler, a hook with an args array). vars are the
+// variables the program is given: one that changes which program runs or
+// what it loads (PATH, LD_PRELOAD, PYTHONPATH...) makes dir an item of its
+// own, as for a shell command that sets it.
 func (h *Hasher) Exec(program string, args []string, dir, root string, vars map[string]string) []string {
+	return h.exec(program, args, dir, root, vars, func(string) bool { return true })
+}
+
+// ExecTemplate is Exec for words the environment fills in when the program
+// starts (${NAME} and ${NAME:-default} in a .mcp.json entry): the words
+// are fingerprinted as written, and one that holds a ${ is taken for a
+// value that cannot be known (its default may name any program or
+// script of the project).
+func (h *Hasher) ExecTemplate(program string, args []string, dir, root string, vars map[string]string) []string {
+	return h.exec(program, args, dir, root, vars, func(w string) bool { return !strings.Contains(w, "${") })
+}
+
+func (h *Hasher) exec(program string, args []string, dir, root string, vars map[string]string, known func(string) bool) []string {
 	line := strings.Join(append([]string{program}, args...), " ")
 	h.add("exec", line, []byte(strings.Join(append([]string{program}, args...), "\x00")))
 	h.runs = append(h.runs, "$ "+line)
 	s := h.scan(root)
+	sc := s.scope(dir, vars)
+	if !known(program) {
+		s.unknown(sc, "a program is named by a word whose value cannot be known")
+		return s.done()
+	}
 	words := make([]arg, len(args))
 	for i, a := range args {
-		words[i] = arg{vals: []string{a}, ok: true}
+		words[i] = arg{vals: []string{a}, ok: known(a)}
 	}
-	s.run(program, words, s.scope(dir, vars))
+	s.run(program, words, sc)
 	return s.done()
 }
 
@@ -100,8 +122,11 @@ func (s *scan) scope(dir string, vars map[string]string) *scope {
 	if home, err := os.UserHomeDir(); err == nil {
 		sc.vars["HOME"] = []string{home}
 	}
-	for k, v := range vars {
-		sc.vars[k] = []string{v}
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
+		sc.vars[k] = []string{vars[k]}
+		if loaderVars[k] {
+			s.unknown(sc, k+" is set: programs may be looked up or load code elsewhere")
+		}
 	}
 	return sc
 }
