@@ -63,7 +63,11 @@ var resolverFiles = []string{"package.json", "tsconfig.json", "jsconfig.json", "
 // package.json of a package imported by name) are checked to be regular
 // files of at most that size. Not covered: files a tsconfig.json's
 // "extends" names.
-func (b *Bundler) bounded() api.Plugin {
+//
+// The hash of each file's bytes, as they were given to esbuild, is kept in
+// loaded: a bundle's inputs, hence the plugin's trust fingerprint, are
+// those of the code bundled, even when a file changes while it builds.
+func (b *Bundler) bounded(loaded *loadedFiles) api.Plugin {
 	return api.Plugin{Name: "podcode", Setup: func(build api.PluginBuild) {
 		build.OnResolve(api.OnResolveOptions{Filter: ".*"}, func(args api.OnResolveArgs) (api.OnResolveResult, error) {
 			return api.OnResolveResult{}, b.checkResolve(args)
@@ -73,10 +77,34 @@ func (b *Bundler) bounded() api.Plugin {
 			if err != nil {
 				return api.OnLoadResult{}, err
 			}
+			loaded.add(args.Path, data)
 			text := string(data)
 			return api.OnLoadResult{Contents: &text, Loader: api.LoaderDefault}, nil
 		})
 	}}
+}
+
+// loadedFiles are the hashes of the files a build loaded, by path.
+type loadedFiles struct {
+	mu     sync.Mutex
+	hashes map[string]string
+}
+
+func (l *loadedFiles) add(path string, data []byte) {
+	sum := sha256.Sum256(data)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.hashes == nil {
+		l.hashes = map[string]string{}
+	}
+	l.hashes[filepath.Clean(path)] = hex.EncodeToString(sum[:])
+}
+
+func (l *loadedFiles) get(path string) (string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	h, ok := l.hashes[filepath.Clean(path)]
+	return h, ok
 }
 
 // checkResolve checks the files esbuild's resolver may read to resolve
@@ -363,7 +391,8 @@ func (b *Bundler) buildOnce(key string, opts api.BuildOptions) (*bundle, error) 
 	// using declarations and import.meta neither ("import.meta" becomes an
 	// empty object, as esbuild does for CommonJS).
 	opts.Supported = map[string]bool{"async-generator": false, "for-await": false, "using": false, "import-meta": false}
-	opts.Plugins = append([]api.Plugin{b.bounded()}, opts.Plugins...)
+	var loaded loadedFiles
+	opts.Plugins = append([]api.Plugin{b.bounded(&loaded)}, opts.Plugins...)
 	res := api.Build(opts)
 	if len(res.Errors) > 0 {
 		return nil, buildError(res.Errors, opts.AbsWorkingDir)
@@ -405,9 +434,12 @@ func (b *Bundler) buildOnce(key string, opts api.BuildOptions) (*bundle, error) 
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(cwd, path)
 		}
-		h, err := b.hash(abs)
-		if err != nil {
-			return nil, err
+		h, ok := loaded.get(abs)
+		if !ok {
+			var err error
+			if h, err = b.hash(abs); err != nil {
+				return nil, err
+			}
 		}
 		bu.Inputs = append(bu.Inputs, input{Path: abs, Hash: h})
 		for _, imp := range in.Imports {
