@@ -29,8 +29,10 @@
 //
 // # Overlap
 //
-// A job has at most one run at a time. A tick that comes while the previous
-// run of the same job has not returned is dropped, not stacked: the job runs
+// A job has at most one run at a time on a scheduler (a node of many
+// claims each tick, not the job: docs/deploy.md says where two nodes' runs
+// can overlap). A tick that comes while the previous run of the same job
+// has not returned is dropped, not stacked: the job runs
 // again at its first tick after the run returned. Different jobs never wait
 // for each other. CronFired is still dispatched for the dropped tick, before
 // the overlap is checked: handlers see every tick.
