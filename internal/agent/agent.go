@@ -604,7 +604,7 @@ func (t *turn) step(ctx context.Context) ([]chat.ToolCall, error) {
 		return nil, err
 	}
 	if res.Text != "" {
-		t.out.Text = res.Text
+		t.out.Text = msg.Text // redacted when it was stored, as the text streamed was
 	}
 	return res.ToolCalls, nil
 }

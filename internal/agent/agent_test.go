@@ -773,7 +773,7 @@ func TestHookRunsKeepLayerAndReasonRedacted(t *testing.T) {
 
 // The model's text is redacted as it streams, for every reader of the
 // turn's progress (an editor over ACP, the CLI, /events), not only when
-// stored.
+// stored, and so is the answer the turn returns.
 func TestStreamedTextIsRedacted(t *testing.T) {
 	const secret = "sk-acme-stream-0123456789"
 	t.Setenv("ACME_API_KEY", secret)
@@ -792,7 +792,7 @@ func TestStreamedTextIsRedacted(t *testing.T) {
 		published.WriteString(fmt.Sprint(ev.Properties["text"]))
 	})
 	defer unsubscribe()
-	_, err = e.ag.Run(context.Background(), agent.TurnRequest{SessionID: sess.ID, Prompt: "what is the key?", Channel: "cli",
+	res, err := e.ag.Run(context.Background(), agent.TurnRequest{SessionID: sess.ID, Prompt: "what is the key?", Channel: "cli",
 		OnEvent: func(ev agent.Event) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -803,7 +803,8 @@ func TestStreamedTextIsRedacted(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	for what, text := range map[string]string{"OnEvent": streamed.String(), "the bus": published.String()} {
+	// The turn's answer too (POST /sessions/{id}/messages gives it back).
+	for what, text := range map[string]string{"OnEvent": streamed.String(), "the bus": published.String(), "the turn's answer": res.Text} {
 		if !strings.Contains(text, "[redacted]") || strings.Contains(text, "0123456789") {
 			t.Errorf("%s streamed %q", what, text)
 		}

@@ -377,7 +377,7 @@ func Secrets(cfg *config.Config) []string {
 	for _, t := range cfg.Server.Tokens {
 		s = append(s, config.ExpandEnv(t.Token))
 	}
-	s = append(s, cfg.Server.Token)
+	s = append(s, cfg.Server.Token, config.ExpandEnv(cfg.Server.Token))
 	held := map[string]any{}
 	for _, p := range cfg.Pending() {
 		held[p.Key] = map[string]json.RawMessage{p.Path[len(p.Path)-1]: p.Value}

@@ -232,3 +232,42 @@ func serve(t *testing.T) (string, *syncBuffer) {
 	}
 	return listening, out
 }
+
+// server.token may name a variable ({env:NAME}, as docs/deploy.md shows):
+// it is expanded, and a variable that is unset stops serve rather than
+// leaving a token anyone can guess (the text as written) on a server that
+// listens past loopback because it has one.
+func TestServeExpandsItsToken(t *testing.T) {
+	t.Setenv("PODCODE_API_TOKEN", "")
+	_, port, _ := net.SplitHostPort(freeAddr(t))
+	project(t, map[string]string{})
+	userConfig(t, fmt.Sprintf(`{"server": {"addr": "0.0.0.0:%s", "token": "{env:PODCODE_TEST_SERVE_TOKEN}"}}`, port))
+
+	bootOptions = app.Options{}
+	root := newRoot()
+	out := &syncBuffer{}
+	root.SetOut(out)
+	root.SetErr(out)
+	root.SetArgs([]string{"serve"})
+	err := root.ExecuteContext(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "server.token: the environment variable PODCODE_TEST_SERVE_TOKEN it names is unset") {
+		t.Fatalf("serve with its token's variable unset: %v\n%s", err, out)
+	}
+
+	t.Setenv("PODCODE_TEST_SERVE_TOKEN", "from-the-environment")
+	mine := freeAddr(t)
+	userConfig(t, fmt.Sprintf(`{"server": {"addr": %q, "token": "{env:PODCODE_TEST_SERVE_TOKEN}"}}`, mine))
+	serve(t)
+	for token, want := range map[string]int{"{env:PODCODE_TEST_SERVE_TOKEN}": http.StatusUnauthorized, "from-the-environment": http.StatusOK} {
+		req, _ := http.NewRequest("GET", "http://"+mine+"/sessions", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET /sessions with the token %q: %d, want %d", token, resp.StatusCode, want)
+		}
+	}
+}

@@ -76,16 +76,29 @@ func logSandbox(a *app.App, tenants bool) {
 	}
 	s := sandbox.Probe()
 	attrs := []any{"landlock_abi", s.ABI, "network_namespace", s.NetNS, "pid_namespace", s.PIDNS}
+	if msg, warn := sandboxLine(s); warn {
+		a.Log.Warn(msg, attrs...)
+	} else {
+		a.Log.Info(msg, attrs...)
+	}
+}
+
+// sandboxLine is logSandbox's line for s, and whether it is a warning: the
+// gravest gap first.
+func sandboxLine(s sandbox.Support) (string, bool) {
 	switch {
 	case s.ABI == 0:
-		a.Log.Warn("sandbox: " + s.String())
-	case !s.NetNS && s.ABI < 10:
-		a.Log.Warn("sandbox: "+s.String()+"; without a network namespace, UDP and other non-TCP traffic of sandboxed commands is not stopped", attrs...)
+		return "sandbox: " + s.String(), true
 	case !s.SignalsScoped():
-		a.Log.Warn("sandbox: "+s.String()+"; below Landlock ABI 6 and without a PID namespace, a sandboxed command can signal (kill) the server and other tenants' commands, and reach abstract unix sockets", attrs...)
+		gap := "a sandboxed command can signal (kill) the server and other tenants' commands"
+		if !s.NetNS {
+			gap += ", reach abstract unix sockets outside its sandbox, and send UDP and other non-TCP traffic"
+		}
+		return "sandbox: " + s.String() + "; below Landlock ABI 6 and without a PID namespace, " + gap, true
+	case !s.NetNS && s.ABI < 10:
+		return "sandbox: " + s.String() + "; without a network namespace, UDP and other non-TCP traffic of sandboxed commands is not stopped", true
 	case !s.PIDNS:
-		a.Log.Warn("sandbox: "+s.String()+"; without a PID namespace, sandboxed commands see other processes in /proc and can leave processes running", attrs...)
-	default:
-		a.Log.Info("sandbox: "+s.String(), attrs...)
+		return "sandbox: " + s.String() + "; without a PID namespace, sandboxed commands see other processes in /proc and can leave processes running", true
 	}
+	return "sandbox: " + s.String(), false
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/logtest"
+	"github.com/podcode/podcode/internal/sandbox"
 	"github.com/podcode/podcode/internal/store"
 )
 
@@ -112,4 +113,30 @@ func openTest(t *testing.T, path string) *store.Store {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// The line serve logs about its sandbox names the gravest gap: where
+// signals are not kept in (Landlock below ABI 6, no PID namespace, as on a
+// kernel that refuses user namespaces) that a command can kill the server,
+// ahead of what the network lacks.
+func TestSandboxLineNamesTheGravestGap(t *testing.T) {
+	for _, c := range []struct {
+		s    sandbox.Support
+		warn bool
+		says string
+	}{
+		{sandbox.Support{ABI: 4}, true, "can signal (kill) the server and other tenants' commands, reach abstract unix sockets"},
+		{sandbox.Support{ABI: 4, NetNS: true}, true, "can signal (kill) the server"},
+		{sandbox.Support{ABI: 6}, true, "UDP and other non-TCP traffic of sandboxed commands is not stopped"},
+		{sandbox.Support{ABI: 6, NetNS: true}, true, "without a PID namespace"},
+		{sandbox.Support{ABI: 6, NetNS: true, PIDNS: true}, false, "signals kept in by Landlock"},
+	} {
+		msg, warn := sandboxLine(c.s)
+		if warn != c.warn || !strings.Contains(msg, c.says) {
+			t.Errorf("%+v: %q (warning %v), want %q in it (warning %v)", c.s, msg, warn, c.says, c.warn)
+		}
+	}
+	if msg, _ := sandboxLine(sandbox.Support{ABI: 4, NetNS: true}); strings.Contains(msg, "abstract") {
+		t.Errorf("with a network namespace, abstract sockets are the namespace's own: %q", msg)
+	}
 }

@@ -60,7 +60,10 @@ included, for go tool pprof, when it stops gracefully (SIGTERM, Ctrl-C).
 			return bootedWith(ctx, withData(data), func(a *app.App) error {
 				token := os.Getenv("PODCODE_API_TOKEN")
 				if token == "" {
-					token = a.Config.Server.Token
+					var err error
+					if token, err = server.ExpandToken(a.Config.Server.Token); err != nil {
+						return err
+					}
 				}
 				if addr == "" {
 					addr = a.Config.Server.Addr

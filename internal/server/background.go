@@ -63,6 +63,9 @@ func (s *Server) EnableWebhooks(hooks map[string]config.Webhook, o webhook.Optio
 	if o.Ledger == nil {
 		o.Ledger = s.Agent.Store
 	}
+	if o.Redact == nil {
+		o.Redact = s.Agent.App.Redact.String
+	}
 	if o.Verified == nil {
 		// A delivery that proved itself holds its connection as a token
 		// holder does (Limits.MaxUnauthenticatedConns).

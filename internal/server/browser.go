@@ -34,7 +34,7 @@ func (s *Server) fromBrowsers(next http.Handler) http.Handler {
 	guarded := cop.Handler(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.Token == "" && len(s.tokens) == 0 && !localHost(r.Host) && !strings.HasPrefix(r.URL.Path, "/webhooks/") {
-			httpjson.Error(w, http.StatusForbidden, fmt.Errorf("Host %q refused: a server without an API token answers only requests addressed to localhost or an IP address", r.Host))
+			httpjson.Error(w, http.StatusForbidden, fmt.Errorf("request addressed to %q refused: a server without an API token answers only requests addressed to localhost or an IP address (the Host header)", r.Host))
 			return
 		}
 		guarded.ServeHTTP(w, r)

@@ -4,29 +4,46 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/podcode/podcode/internal/apptest"
+	"github.com/podcode/podcode/internal/config"
+	"github.com/podcode/podcode/internal/webhook"
 	"github.com/podcode/podcode/plugin"
 )
 
 // A secret of the environment reaches no answer of the API: not in the
 // error of a refused prompt (a hook's reason), nor in /healthz's MCP
-// errors (a command expanded from {env:...}), nor in a turn's error.
+// errors (a command expanded from {env:...}), nor in the answer to a
+// webhook's sender (which senders keep in their delivery logs).
 func TestAnswersAreRedacted(t *testing.T) {
 	const secret = "sk-acme-0123456789abcdef"
 	t.Setenv("ACME_API_KEY", secret)
 	p := apptest.Project{
 		User: map[string]any{"mcp": map[string]any{"leaky": map[string]any{"type": "local", "command": []string{"/nonexistent/{env:ACME_API_KEY}"}}}},
 		Hooks: func(d *plugin.Dispatcher) error {
+			if err := d.Register(plugin.HookWebhookReceived, plugin.DenyHook("not with key "+secret)); err != nil {
+				return err
+			}
 			return d.Register(plugin.HookUserPromptSubmit, plugin.DenyHook("refused; key "+secret))
 		},
 	}
-	srv := newServer(t, "", p).URL
-	get := func(method, path, body string) (int, string) {
+	s := New(newAgent(t, p), "")
+	if err := s.EnableWebhooks(map[string]config.Webhook{"ci": {Secret: "whsec", Prompt: "p"}}, webhook.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	srv := ts.URL
+	get := func(method, path, body string, headers ...string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequestWithContext(context.Background(), method, srv+path, strings.NewReader(body))
+		for i := 0; i+1 < len(headers); i += 2 {
+			req.Header.Set(headers[i], headers[i+1])
+		}
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -41,11 +58,16 @@ func TestAnswersAreRedacted(t *testing.T) {
 	}
 	id := body[strings.Index(body, `"id":"`)+6:]
 	id = id[:strings.Index(id, `"`)]
-	for _, c := range []struct{ method, path, body, want string }{
-		{"POST", "/sessions/" + id + "/messages", `{"text": "hello"}`, "refused; key"},
-		{"GET", "/healthz", "", "leaky"},
+	stamp, sig := webhook.Sign([]byte("whsec"), time.Now(), []byte(`{}`))
+	for _, c := range []struct {
+		method, path, body, want string
+		headers                  []string
+	}{
+		{"POST", "/sessions/" + id + "/messages", `{"text": "hello"}`, "refused; key", nil},
+		{"GET", "/healthz", "", "leaky", nil},
+		{"POST", "/webhooks/ci", `{}`, "not with key", []string{webhook.HeaderTimestamp, stamp, webhook.HeaderSignature, sig}},
 	} {
-		code, body := get(c.method, c.path, c.body)
+		code, body := get(c.method, c.path, c.body, c.headers...)
 		if strings.Contains(body, secret) || !strings.Contains(body, c.want) {
 			t.Errorf("%s %s: %d %s: want %q in it, and not the secret", c.method, c.path, code, body, c.want)
 		}

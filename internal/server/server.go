@@ -165,6 +165,25 @@ func New(ag *agent.Agent, token string, tokens ...config.TenantToken) *Server {
 // changing the tool registry.
 func (s *Server) MCP() *mcpserver.Server { return s.mcp }
 
+// ExpandToken substitutes {env:NAME} in server.token as written. A
+// variable it names that is unset, or a token that comes out empty, is an
+// error: "{env:PODCODE_API_TOKEN}" taken as it is written would be a token
+// anyone can guess, on a server listening past loopback because it has
+// one.
+func ExpandToken(written string) (string, error) {
+	if written == "" {
+		return "", nil
+	}
+	token, unset := config.ExpandEnvUnset(written)
+	if len(unset) > 0 {
+		return "", fmt.Errorf("config: server.token: the environment variable %s it names is unset", strings.Join(unset, ", "))
+	}
+	if strings.TrimSpace(token) == "" {
+		return "", fmt.Errorf("config: server.token: %q is empty; set the variable it names", written)
+	}
+	return token, nil
+}
+
 // ExpandTokens substitutes {env:NAME} in the tenants' tokens. A token that
 // comes out empty is an error naming it: a server must not start believing
 // it checks a token it does not have. So is a token that is the server's

@@ -133,3 +133,19 @@ func FuzzDecodeBody(f *testing.F) {
 		}
 	})
 }
+
+// server.token's {env:NAME} is expanded; unset or empty, it is an error.
+func TestExpandToken(t *testing.T) {
+	t.Setenv("PODCODE_TEST_TOKEN", "tok-123")
+	t.Setenv("PODCODE_TEST_EMPTY", "")
+	for written, want := range map[string]string{"": "", "plain": "plain", "{env:PODCODE_TEST_TOKEN}": "tok-123"} {
+		if got, err := ExpandToken(written); err != nil || got != want {
+			t.Errorf("%q: %q %v, want %q", written, got, err, want)
+		}
+	}
+	for written, why := range map[string]string{"{env:PODCODE_TEST_UNSET}": "PODCODE_TEST_UNSET it names is unset", "tok-{env:PODCODE_TEST_UNSET}": "is unset", "{env:PODCODE_TEST_EMPTY}": "is empty"} {
+		if _, err := ExpandToken(written); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("%q: %v, want %q", written, err, why)
+		}
+	}
+}

@@ -85,7 +85,9 @@ func TestClaimRefusalNamesALiveHolder(t *testing.T) {
 				}
 			case errors.Is(err, ErrLeased):
 				refused++
-				if !strings.Contains(err.Error(), `"node-b"`) {
+				// Three releases in a row between take and read (b's loop
+				// is fast) say so rather than name a holder.
+				if !strings.Contains(err.Error(), `"node-b"`) && !strings.Contains(err.Error(), "changed hands") {
 					t.Fatalf("refusal %d: %v, want it to name node-b", refused, err)
 				}
 			default:

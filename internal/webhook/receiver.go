@@ -65,6 +65,10 @@ type Options struct {
 	// authenticated from then on, so a flood of connections without a
 	// token does not close it.
 	Verified func(context.Context)
+	// Redact, if set, is applied to every error the sender is answered: a
+	// hook's reason or a turn's error may quote a secret, and senders show
+	// answers in their delivery logs.
+	Redact func(string) string
 }
 
 // Ledger stores the signatures a Receiver accepted (see the package doc,
@@ -107,6 +111,7 @@ type Receiver struct {
 	maxBody  int64
 	ledger   Ledger
 	verified func(context.Context)
+	redact   func(string) string
 }
 
 // hook is one configured webhook.
@@ -135,6 +140,7 @@ func New(hooks map[string]config.Webhook, o Options) (*Receiver, error) {
 		maxBody:  o.MaxBody,
 		ledger:   o.Ledger,
 		verified: o.Verified,
+		redact:   o.Redact,
 	}
 	if r.now == nil {
 		r.now = time.Now
@@ -193,13 +199,13 @@ func (rc *Receiver) Names() []string { return slices.Sorted(maps.Keys(rc.hooks))
 func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		httpjson.Error(w, http.StatusMethodNotAllowed, fmt.Errorf("webhook: method %s not allowed: POST", r.Method))
+		rc.answerError(w, http.StatusMethodNotAllowed, fmt.Errorf("webhook: method %s not allowed: POST", r.Method))
 		return
 	}
 	name := r.PathValue("name")
 	h := rc.hooks[name]
 	if h == nil {
-		httpjson.Error(w, http.StatusNotFound, fmt.Errorf("webhook: no webhook named %q", name))
+		rc.answerError(w, http.StatusNotFound, fmt.Errorf("webhook: no webhook named %q", name))
 		return
 	}
 	log := rc.log.With("webhook", name, "remote", r.RemoteAddr)
@@ -247,7 +253,7 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.seen.release(sig)
 			err = fmt.Errorf("webhook: recording the signature: %w", err)
 			log.Warn("webhook: delivery failed; no turn started", "status", http.StatusInternalServerError, "error", err.Error())
-			httpjson.Error(w, http.StatusInternalServerError, err)
+			rc.answerError(w, http.StatusInternalServerError, err)
 			return
 		}
 		if !fresh {
@@ -273,7 +279,7 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		h.seen.release(sig)
 		log.Warn("webhook: delivery failed; no turn started", "status", status, "error", err.Error())
-		httpjson.Error(w, status, err)
+		rc.answerError(w, status, err)
 	}
 
 	// WebhookReceived.
@@ -313,7 +319,7 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				msg = "denied by a WebhookReceived hook"
 			}
 			log.Info("webhook: denied by a hook", "report", rep)
-			httpjson.Error(w, http.StatusForbidden, errors.New(msg))
+			rc.answerError(w, http.StatusForbidden, errors.New(msg))
 			return
 		case plugin.DecisionAsk:
 			msg := "a WebhookReceived hook asked for confirmation, and nobody can answer here"
@@ -321,7 +327,7 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				msg += ": " + rep.Result.Message
 			}
 			log.Info("webhook: a hook asked; refused", "report", rep)
-			httpjson.Error(w, http.StatusForbidden, errors.New(msg))
+			rc.answerError(w, http.StatusForbidden, errors.New(msg))
 			return
 		}
 	}
@@ -354,7 +360,7 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // refuse answers a delivery refused before anything ran.
 func (rc *Receiver) refuse(w http.ResponseWriter, log *slog.Logger, status int, err error) {
 	log.Info("webhook: refused", "status", status, "reason", err.Error())
-	httpjson.Error(w, status, err)
+	rc.answerError(w, status, err)
 }
 
 // oneHeader returns the value of header k, or "" when it is absent; a header
@@ -368,4 +374,13 @@ func oneHeader(h http.Header, k string) string {
 		return vs[0]
 	}
 	return strings.Join(vs, ",")
+}
+
+// answerError answers the sender err, redacted (Options.Redact).
+func (rc *Receiver) answerError(w http.ResponseWriter, status int, err error) {
+	msg := err.Error()
+	if rc.redact != nil {
+		msg = rc.redact(msg)
+	}
+	httpjson.Error(w, status, errors.New(msg))
 }
