@@ -224,7 +224,7 @@ func FuzzParseProjectFile(f *testing.F) {
 // its own, so that an edit of the file that really runs untrusts it.
 func TestTrustItemCoversWhatRuns(t *testing.T) {
 	project := t.TempDir()
-	for name, content := range map[string]string{"srv/run": "#!/bin/sh\nexec python3 srv/main.py\n", "srv/main.py": "import helper\n", "lib/sitecustomize.py": "", "srv/plain": "#!/bin/sh\necho ready\n", "srv/solo.py": "print('ready')\n"} {
+	for name, content := range map[string]string{"srv/run": "#!/bin/sh\nexec python3 srv/main.py\n", "srv/main.py": "import helper\n", "lib/sitecustomize.py": "", "srv/plain": "#!/bin/sh\necho ready\n", "srv/solo.py": "print('ready')\n", "srv/with-lib": "#!/bin/sh\n. \"$LIB/lib.sh\"\n"} {
 		os.MkdirAll(filepath.Dir(filepath.Join(project, name)), 0o755)
 		if err := os.WriteFile(filepath.Join(project, name), []byte(content), 0o755); err != nil {
 			t.Fatal(err)
@@ -238,7 +238,8 @@ func TestTrustItemCoversWhatRuns(t *testing.T) {
 	}{
 		{"a program named by ${}", Spec{Name: "a", Transport: Stdio, file: mcpFile, Command: "${PODCODE_NOPE:-.}/srv/run"}, true},
 		{"a script named by ${}", Spec{Name: "b", Transport: Stdio, file: mcpFile, Command: "sh", Args: []string{"${DIR:-srv}/run"}}, true},
-		{"PYTHONPATH in env", Spec{Name: "c", Transport: Stdio, file: mcpFile, Command: "python3", Args: []string{"srv/solo.py"}, Env: map[string]string{"PYTHONPATH": "lib"}}, true},
+		{"PYTHONPATH in env", Spec{Name: "c", Transport: Stdio, file: mcpFile, Command: "./srv/plain", Env: map[string]string{"PYTHONPATH": "lib"}}, true},
+		{"a folder a script reads named by ${} in env", Spec{Name: "f", Transport: Stdio, file: mcpFile, Command: "./srv/with-lib", Env: map[string]string{"LIB": "${NOPE:-evil}"}}, true},
 		{"LD_PRELOAD in env", Spec{Name: "d", Transport: Stdio, file: mcpFile, Command: "./srv/plain", Env: map[string]string{"LD_PRELOAD": "./lib/evil.so"}}, true},
 		{"a token by ${} for a named script", Spec{Name: "e", Transport: Stdio, file: mcpFile, Command: "./srv/plain", Args: []string{"--token", "${TOKEN}"}, Env: map[string]string{"API_TOKEN": "${TOKEN}"}}, false},
 	} {

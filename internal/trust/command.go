@@ -79,6 +79,12 @@ func (h *Hasher) exec(program string, args []string, dir, root string, vars map[
 	h.runs = append(h.runs, "$ "+line)
 	s := h.scan(root)
 	sc := s.scope(dir, vars)
+	for k, v := range vars {
+		if !known(v) { // filled in at start: a script that reads it is unknown
+			delete(sc.vars, k)
+			sc.unset[k] = true
+		}
+	}
 	if !known(program) {
 		s.unknown(sc, "a program is named by a word whose value cannot be known")
 		return s.done()
@@ -221,6 +227,10 @@ func (s *scan) assignments(f *syntax.File, sc *scope) bool {
 	grew := false
 	var learn func(name string, vals []string, ok bool)
 	learn = func(name string, vals []string, ok bool) {
+		// However it is set (NAME=, for, read, printf -v...).
+		if loaderVars[name] {
+			s.unknown(sc, name+" is set: programs may be looked up or load code elsewhere")
+		}
 		if !ok {
 			if !sc.unset[name] {
 				sc.unset[name], grew = true, true
@@ -243,9 +253,6 @@ func (s *scan) assignments(f *syntax.File, sc *scope) bool {
 		case *syntax.Assign:
 			if n.Name == nil {
 				return true
-			}
-			if loaderVars[n.Name.Value] {
-				s.unknown(sc, n.Name.Value+" is set: programs may be looked up or load code elsewhere")
 			}
 			if n.Value == nil || n.Array != nil || n.Append || n.Index != nil {
 				learn(n.Name.Value, nil, n.Value == nil && n.Array == nil && n.Naked)
@@ -289,7 +296,7 @@ var loaderVars = set("PATH", "IFS", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", 
 	"RUBYOPT", "RUBYLIB", "GIT_EXEC_PATH", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS",
 	"GIT_CONFIG_COUNT", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER", "EDITOR", "VISUAL",
 	"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_TEMPLATE_DIR", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_PROXY_COMMAND",
-	"GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
+	"GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_OBJECT_DIRECTORY", "HOME", "XDG_CONFIG_HOME", "CURL_HOME", "WGETRC",
 	"JQ_LIBRARY_PATH", "AWKPATH", "MAKEFILES", "MAKEFLAGS")
 
 func isName(s string) bool {
@@ -535,6 +542,7 @@ func isFile(p string) bool {
 func (s *scan) files(base string, args []arg, sc *scope) {
 	if base == "git" {
 		s.gitRepos(sc)
+		s.gitOptions(args, sc)
 	}
 	for _, a := range args {
 		if !a.ok {
@@ -545,10 +553,6 @@ func (s *scan) files(base string, args []arg, sc *scope) {
 		}
 		for _, v := range a.vals {
 			switch {
-			case base == "git" && v == "-c":
-				s.unknown(sc, "git -c may name programs to run")
-			case base == "git" && gitElsewhere(v):
-				s.unknown(sc, "git "+v+" names a repository, or programs, whose configuration may run programs")
 			case codeArgs[base] && (strings.Contains(v, "@include") || strings.Contains(v, "@load") || base == "jq" && (v == "-L" || strings.Contains(v, "import ") || strings.Contains(v, "include "))):
 				s.unknown(sc, base+" loads files its command line does not name")
 			}
@@ -561,44 +565,88 @@ func (s *scan) files(base string, args []arg, sc *scope) {
 	}
 }
 
-// gitElsewhere reports whether v is an option of git's that points it at a
-// repository other than the one its folder is in, or at programs to run:
-// a bare repository committed as ordinary files has a config of its own
-// (core.fsmonitor, core.hooksPath, aliases...) that git obeys.
-func gitElsewhere(v string) bool {
-	for _, o := range []string{"-C", "--git-dir", "--work-tree", "--exec-path", "--config-env"} {
-		if v == o || strings.HasPrefix(v, o+"=") {
-			return v != "--exec-path" // alone, it prints the path
+// gitOptions looks at git's own options, those before its command (in
+// `git -C x log -C` only the first -C is git's; the second is log's): one
+// that sets configuration (-c, --config-env) may name a program to run,
+// and one that points git at another repository (-C, --git-dir,
+// --work-tree) or at other programs (--exec-path=) makes it obey a
+// configuration that the project may have committed (a bare repository
+// as ordinary files: core.fsmonitor, core.sshCommand, aliases...).
+func (s *scan) gitOptions(args []arg, sc *scope) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.ok {
+			s.unknown(sc, "git is given an option that cannot be known")
+			return
+		}
+		v := a.vals[0]
+		name, _, joined := strings.Cut(v, "=")
+		switch {
+		case !strings.HasPrefix(v, "-"):
+			return // the command: what follows is its own
+		case name == "-c" || name == "--config-env" || name == "-C" || name == "--git-dir" || name == "--work-tree" ||
+			name == "--exec-path" && joined:
+			s.unknown(sc, "git "+name+" may point git at a configuration, a repository or programs the project holds")
+			return
+		case (name == "--namespace" || name == "--super-prefix" || name == "--attr-source" || name == "--list-cmds") && !joined:
+			i++ // its value
 		}
 	}
-	return false
 }
 
 // gitRepos fingerprints, whole, a bare repository of the project that git
 // run in one of sc's folders would take for its own: the folder itself or
-// one it is in, below the project's root, that holds HEAD and objects/.
-// Its config is then part of the fingerprint. (A clone's .git/config is
-// not the project's: cloning writes it.)
+// one it is in, below the project's root, as written and as its links
+// resolve (git walks up the real path). Its config is then part of the
+// fingerprint. (A clone's .git/config is not the project's: cloning
+// writes it.)
 func (s *scan) gitRepos(sc *scope) {
 	dirs := sc.dirs
 	if len(dirs) == 0 {
 		dirs = []string{s.root}
 	}
-	for _, d := range dirs {
+	realRoot, err := filepath.EvalSymlinks(s.root)
+	if err != nil {
+		realRoot = s.root
+	}
+	// up walks from d to root; a repository found is named under s.root.
+	up := func(d, root string) {
 		for ; ; d = filepath.Dir(d) {
-			if _, in := within(s.root, d); !in {
-				break
+			rel, in := within(root, d)
+			if !in {
+				return
 			}
-			if isFile(filepath.Join(d, "HEAD")) {
-				if st, err := os.Stat(filepath.Join(d, "objects")); err == nil && st.IsDir() {
-					s.unknownDir(d, "git runs in "+Shown(d, s.root)+", a repository whose config may run programs")
-				}
+			if bareRepo(d) {
+				dir := filepath.Join(s.root, rel)
+				s.unknownDir(dir, "git runs in "+Shown(dir, s.root)+", a repository whose config may run programs")
 			}
-			if d == s.root {
-				break
+			if d == root {
+				return
 			}
 		}
 	}
+	for _, d := range dirs {
+		up(d, s.root)
+		if real, err := filepath.EvalSymlinks(d); err == nil && real != d {
+			up(real, realRoot)
+		}
+	}
+}
+
+// bareRepo reports whether git would take d for a repository's own
+// folder: a HEAD (a file, or a link, which git accepts without following)
+// beside objects/ or refs/.
+func bareRepo(d string) bool {
+	st, err := os.Lstat(filepath.Join(d, "HEAD"))
+	if err != nil || !st.Mode().IsRegular() && st.Mode()&os.ModeSymlink == 0 {
+		return false
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if st, err := os.Stat(filepath.Join(d, sub)); err == nil && st.IsDir() {
+			return true
+		}
+	}
+	return false
 }
 
 // wrapper follows the program a wrapper runs.

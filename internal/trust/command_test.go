@@ -198,7 +198,8 @@ func TestCommandReadsUnknownFiles(t *testing.T) {
 // committed as ordinary files (ci/repo) may set core.fsmonitor or
 // core.hooksPath to a program. Pointed at one (-C, --git-dir, GIT_DIR...)
 // or run inside one, the folder is fingerprinted whole; in a clone's own
-// folder (its .git/config written by the clone) git reads nothing more.
+// folder (its .git/config written by the clone) git reads nothing more,
+// and the options of git's commands (log -C, grep -C 3) are not git's.
 func TestGitElsewhereIsFingerprinted(t *testing.T) {
 	root := tree(t, map[string]string{
 		"ci/repo/HEAD":              "ref: refs/heads/main\n",
@@ -207,23 +208,40 @@ func TestGitElsewhereIsFingerprinted(t *testing.T) {
 		"ci/notes.txt":              "",
 	})
 	repo := filepath.Join(root, "ci", "repo")
+	// A repository whose HEAD is a link (git does not follow it), and a
+	// link into a repository (git walks up the real path).
+	os.MkdirAll(filepath.Join(root, "linked", "refs", "heads"), 0o755)
+	if err := os.Symlink("refs/heads/main", filepath.Join(root, "linked", "HEAD")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("ci", "repo", "objects", "info"), filepath.Join(root, "into-objects")); err != nil {
+		t.Fatal(err)
+	}
 	for command, dir := range map[string]string{
-		"git -C ci/repo status":             root,
-		"git --git-dir=ci/repo log":         root,
-		"git --git-dir ci/repo log":         root,
-		"git --work-tree=ci status":         root,
-		"git --exec-path=./bin status":      root,
-		"git --config-env=core.pager=X log": root,
-		"GIT_DIR=ci/repo git log":           root,
-		"env GIT_DIR=ci/repo git log":       root,
-		"cd ci/repo && git status":          repo,
-		"cd ci/repo/objects && git status":  repo,
+		"git -C ci/repo status":                root,
+		"git --git-dir=ci/repo log":            root,
+		"git --git-dir ci/repo log":            root,
+		"git --work-tree=ci status":            root,
+		"git --exec-path=./bin status":         root,
+		"git --config-env=core.pager=X log":    root,
+		"GIT_DIR=ci/repo git log":              root,
+		"env GIT_DIR=ci/repo git log":          root,
+		"cd ci/repo && git status":             repo,
+		"cd ci/repo/objects && git status":     repo,
+		"git -c core.pager=x log":              root,
+		"git --namespace ns -C ci/repo log":    root,
+		"cd linked && git fetch":               filepath.Join(root, "linked"),
+		"cd into-objects && git fetch":         repo,
+		"for PATH in bin; do git status; done": root,
+		"read GIT_DIR <<< ci/repo; git fetch":  root,
+		"HOME=ci git status":                   root,
 	} {
 		if _, reads := commandItem(t, command, root, root); !slices.Equal(reads, []string{dir}) {
 			t.Errorf("%s: reads %v, want %s", command, reads, dir)
 		}
 	}
-	for _, command := range []string{"git status --porcelain", "git diff --exec-path", "cd ci && git log"} {
+	for _, command := range []string{"git status --porcelain", "git diff --exec-path", "cd ci && git log",
+		"git log -C", "git diff -C -M", "git grep -C 3 foo", "git log -c", "git blame -C x"} {
 		if _, reads := commandItem(t, command, root, root); len(reads) != 0 {
 			t.Errorf("%s: reads %v; git runs in no repository of the project's", command, reads)
 		}
