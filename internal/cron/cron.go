@@ -57,7 +57,8 @@
 // second). A job whose minute or hour field is a wildcard or a step ("*",
 // "?", "*/15", "5/10"; @hourly too) runs by the instant instead, as cron
 // does: "0 * * * *" fires at 01:00 of both passes, an hour apart, since each
-// is an hour of its own.
+// is an hour of its own. On the night the clocks go forward, a clock time
+// that does not happen that night (02:30 in New York) is not run that day.
 //
 // # Stopping
 //
