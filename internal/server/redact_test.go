@@ -73,3 +73,37 @@ func TestAnswersAreRedacted(t *testing.T) {
 		}
 	}
 }
+
+// A tenant is not told where the user keeps their files: /healthz gives
+// it the MCP servers without the config file they come from (nor their
+// process ids), /plugins the plugins without their paths; the user sees
+// both.
+func TestTenantsSeeNoPathsOfTheUser(t *testing.T) {
+	p := apptest.Project{
+		User:    map[string]any{"mcp": map[string]any{"leaky": map[string]any{"type": "local", "command": []string{"/nonexistent/server"}}}},
+		Files:   map[string]string{"plugins/p.js": `export default {id: "p", server: async () => ({})}`},
+		Plugins: []string{"./plugins/p.js"},
+	}
+	ts := httptest.NewServer(New(newAgent(t, p), "admin", config.TenantToken{Token: "ann-token", TenantID: 1, UserID: "ann"}).Handler())
+	t.Cleanup(ts.Close)
+	get := func(path, token string) string {
+		t.Helper()
+		req, _ := http.NewRequest("GET", ts.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return string(b)
+	}
+	for path, where := range map[string]string{"/healthz": "podcode.json", "/plugins": "p.js"} {
+		if body := get(path, "admin"); !strings.Contains(body, where) {
+			t.Errorf("%s for the user: %s, want %q in it", path, body, where)
+		}
+		if body := get(path, "ann-token"); strings.Contains(body, where) || strings.Contains(body, "/tmp") {
+			t.Errorf("%s for a tenant: %s, want no path of the user's", path, body)
+		}
+	}
+}

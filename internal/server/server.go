@@ -570,8 +570,12 @@ func (s *Server) replyPermission(w http.ResponseWriter, r *http.Request) {
 // user looks.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	mcp := s.Agent.App.MCPStatus()
+	tenant := caller(r).TenantID != 0
 	for i := range mcp {
 		mcp[i].Error = s.redact(mcp[i].Error) // a URL or a command expanded from {env:...}
+		if tenant { // where the user keeps their files is not a tenant's to know
+			mcp[i].Origin, mcp[i].PID = "", 0
+		}
 	}
 	httpjson.Write(w, 200, Health{OK: true, Skipped: s.Agent.App.Trust.Skipped(), MCP: mcp})
 }
@@ -589,7 +593,11 @@ func (s *Server) redact(text string) string { return s.Agent.App.Redact.String(t
 func (s *Server) listPlugins(w http.ResponseWriter, r *http.Request) {
 	out := []Plugin{}
 	for _, p := range s.Agent.App.Plugins.Plugins {
-		out = append(out, Plugin{ID: p.ID, Source: p.Source, Path: p.Path, Hooks: p.Hooks, Status: s.redact(p.Status())})
+		path := p.Path
+		if caller(r).TenantID != 0 {
+			path = "" // where the user keeps their files is not a tenant's to know
+		}
+		out = append(out, Plugin{ID: p.ID, Source: p.Source, Path: path, Hooks: p.Hooks, Status: s.redact(p.Status())})
 	}
 	warnings := []string{} // [] rather than null for none
 	for _, w := range s.Agent.App.Plugins.Warnings {
