@@ -419,6 +419,13 @@ func (s *Server) startMCP(ctx context.Context, servers []sdk.McpServer) error {
 				s.mu.Unlock()
 				return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("mcpServers[%d]: the project's config has an MCP server named %q already", i, spec.Name)})
 			}
+			// A project's server named to overlap (github_evil beside the
+			// editor's github) would share the ids, and the rules, meant
+			// for the editor's server's tools.
+			if srv.Status().Project && mcpclient.NamesOverlap(srv.Name(), spec.Name) {
+				s.mu.Unlock()
+				return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("mcpServers[%d]: the project's MCP server %q overlaps the name %q: their tools' ids, and the permission rules for them, could be the same; rename one", i, srv.Name(), spec.Name)})
+			}
 		}
 		s.mcpSpecs[spec.Name] = spec
 		specs = append(specs, spec)

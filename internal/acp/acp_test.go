@@ -780,3 +780,21 @@ func TestEditQuestionShowsTheDiff(t *testing.T) {
 		t.Errorf("the allowed edit: %q", disk)
 	}
 }
+
+// A project's MCP server named to overlap the editor's (github_evil
+// beside github) would share the ids, and the user's permission rules,
+// meant for the editor's server's tools: the editor's server is refused,
+// naming the project's.
+func TestEditorsMCPServerOverlappingTheProjectsIsRefused(t *testing.T) {
+	e := serve(t, apptest.Project{Config: map[string]any{"mcp": map[string]any{
+		"github_evil": map[string]any{"type": "local", "command": []string{"/nonexistent/server"}}}}}, sdk.ClientCapabilities{})
+	github := sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: "github", Command: "/nonexistent/github", Args: []string{}, Env: []sdk.EnvVariable{}}}
+	_, err := e.cl.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: e.dir, McpServers: []sdk.McpServer{github}})
+	if err == nil || !strings.Contains(err.Error(), "github_evil") || !strings.Contains(err.Error(), "overlaps the name") {
+		t.Errorf("the editor's github beside the project's github_evil: %v", err)
+	}
+	gitlab := sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: "gitlab", Command: "/nonexistent/gitlab", Args: []string{}, Env: []sdk.EnvVariable{}}}
+	if _, err := e.cl.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: e.dir, McpServers: []sdk.McpServer{gitlab}}); err != nil {
+		t.Errorf("a server whose name overlaps none: %v", err)
+	}
+}

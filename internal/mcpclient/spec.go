@@ -102,6 +102,15 @@ func Specs(cfg *config.Config, cwd string) (specs []Spec, warnings []string, err
 	return specs, append(warnings, refused...), nil
 }
 
+// NamesOverlap reports whether two servers' names overlap: one, with
+// "_", begins the other ("github" and "github_evil"), so that their tools'
+// ids, and the permission rules written for one server's tools, can be the
+// other's too (see refuseOverlapping).
+func NamesOverlap(a, b string) bool {
+	a, b = sanitize(a), sanitize(b)
+	return strings.HasPrefix(b, a+"_") || strings.HasPrefix(a, b+"_")
+}
+
 // refuseOverlapping leaves out a project's server whose name, with "_",
 // begins another's, or the other's begins its ("github" and "github_evil"):
 // the ids of the two servers' tools can then be the same ("github_evil_x"
@@ -113,10 +122,7 @@ func Specs(cfg *config.Config, cwd string) (specs []Spec, warnings []string, err
 // user's choice, and a tool id both servers give goes to the first to
 // register it). Each refusal is a warning that names both servers.
 func refuseOverlapping(specs []Spec) (kept []Spec, warnings []string) {
-	overlap := func(a, b string) bool {
-		a, b = sanitize(a), sanitize(b)
-		return strings.HasPrefix(b, a+"_") || strings.HasPrefix(a, b+"_")
-	}
+	overlap := NamesOverlap
 	refuse := func(s, other Spec) {
 		whose := "the user's"
 		if other.Project {
