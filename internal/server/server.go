@@ -572,7 +572,8 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	mcp := s.Agent.App.MCPStatus()
 	tenant := caller(r).TenantID != 0
 	for i := range mcp {
-		mcp[i].Error = s.redact(mcp[i].Error) // a URL or a command expanded from {env:...}
+		// An error may quote a URL or a command expanded from {env:...}.
+		mcp[i].Error = s.redact(mcp[i].Error)
 		if tenant { // where the user keeps their files is not a tenant's to know
 			mcp[i].Origin, mcp[i].PID = "", 0
 		}
