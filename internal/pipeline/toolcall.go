@@ -125,6 +125,11 @@ func (r *Runner) callTool(ctx context.Context, rep *ToolReport, def *tool.Def, c
 		args = checked
 	}
 	rep.Args = args
+	if err := ctx.Err(); err != nil {
+		// Cancelled while the plugins rewrote the arguments: those after
+		// the cancel never saw them, so the call does not run at all.
+		return tool.Result{}, fmt.Errorf("%s did not run: the turn was cancelled before its tool.execute.before hooks finished: %w", def.ID, err)
+	}
 	start := time.Now()
 	res, execErr := r.execute(ctx, def, call, args)
 	rep.Execute = time.Since(start)
@@ -139,7 +144,15 @@ func (r *Runner) callTool(ctx context.Context, rep *ToolReport, def *tool.Def, c
 		resData["metadata"] = res.Metadata
 	}
 	after := map[string]any{"toolID": def.ID, "args": args, "ctx": callData, "result": resData}
-	out, steps = r.run(ctx, jsplugin.HookToolAfter, after, rep.Start)
+	// A call cancelled while it ran still has its result (what a command
+	// wrote so far) go through every after hook, a redactor's included:
+	// it is stored, and the next turn's model reads it. Each hook keeps
+	// its own time limit.
+	actx := ctx
+	if ctx.Err() != nil {
+		actx = context.WithoutCancel(ctx)
+	}
+	out, steps = r.run(actx, jsplugin.HookToolAfter, after, rep.Start)
 	rep.Steps = append(rep.Steps, steps...)
 	final := res
 	if !jsrt.Same(out["result"], resData) {
