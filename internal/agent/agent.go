@@ -520,13 +520,16 @@ func (t *turn) loop(ctx context.Context) error {
 			return err
 		}
 		if len(calls) > 0 {
+			// The message that made the calls (the one step stored last),
+			// for every call of it: each call's result is stored after it.
+			assistantID := t.out.Messages[len(t.out.Messages)-1].ID
 			for i := range calls {
 				if ctx.Err() != nil {
 					// Every call gets a result, the ones never started too.
 					t.unfinished(ctx, calls[i:], chat.WhyNotRun)
 					return ctx.Err()
 				}
-				if err := t.runTool(ctx, calls[i]); err != nil {
+				if err := t.runTool(ctx, calls[i], assistantID); err != nil {
 					if ctx.Err() != nil {
 						t.unfinished(ctx, calls[i+1:], chat.WhyNotRun)
 					}
@@ -618,8 +621,9 @@ func (t *turn) toolSpecs() []provider.ToolSpec {
 	return out
 }
 
-// runTool runs one tool call and stores its result.
-func (t *turn) runTool(ctx context.Context, call chat.ToolCall) error {
+// runTool runs one tool call of the assistant message assistantID and
+// stores its result.
+func (t *turn) runTool(ctx context.Context, call chat.ToolCall, assistantID string) error {
 	t.emit(Event{Type: "tool.start", Call: &call})
 	var args map[string]any
 	var res tool.Result
@@ -628,11 +632,11 @@ func (t *turn) runTool(ctx context.Context, call chat.ToolCall) error {
 	if jerr := json.Unmarshal(call.Args, &args); jerr != nil || args == nil {
 		err = fmt.Errorf("the arguments of %s are not a JSON object", call.Tool)
 	} else {
-		assistantID := ""
-		if n := len(t.out.Messages); n > 0 {
-			assistantID = t.out.Messages[n-1].ID
-		}
-		tc := tool.Call{SessionID: t.sess.ID, MessageID: assistantID, CallID: call.ID, Agent: t.req.Agent, Cwd: t.a.App.Cwd}
+		// The folder the call works in: a tenant's turn carries its
+		// workspace, which plugin tools and hooks are told (ctx.cwd), not
+		// the project's.
+		cwd := tool.WorkspaceFrom(ctx, tool.Workspace{Root: t.a.App.Cwd}).Root
+		tc := tool.Call{SessionID: t.sess.ID, MessageID: assistantID, CallID: call.ID, Agent: t.req.Agent, Cwd: cwd}
 		res, rep, err = t.a.App.Runner.CallTool(t.ctx(ctx), tc, call.Tool, args)
 	}
 	if ctx.Err() != nil && err != nil {

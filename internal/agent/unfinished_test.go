@@ -15,6 +15,7 @@ import (
 	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/provider/openaitest"
 	"github.com/podcode/podcode/internal/store"
+	"github.com/podcode/podcode/internal/tool"
 )
 
 // onOpenAI is a project whose model is the OpenAI-compatible endpoint srv
@@ -186,4 +187,49 @@ func TestCrashDuringAToolCallKeepsTheSessionValid(t *testing.T) {
 			t.Errorf("sent %s", strings.Join(roles, " "))
 		}
 	})
+}
+
+// Each call a tool gets names the assistant message that made it (the
+// second call of a reply too, though the first's result was stored in
+// between), and the folder of the turn's workspace: a tenant's, not the
+// project's.
+func TestToolCallNamesItsMessageAndWorkspace(t *testing.T) {
+	srv := openaitest.New(t, openaitest.Answer{Calls: []openaitest.Call{
+		{ID: "call_1", Name: "probe", Args: `{}`}, {ID: "call_2", Name: "probe", Args: `{}`}}}, openaitest.Answer{Text: "done"})
+	e := newEnv(t, onOpenAI(srv, nil))
+	var mu sync.Mutex
+	var seen []tool.Call
+	e.ag.App.Tools.Add(&tool.Def{ID: "probe", Source: "test", Parameters: json.RawMessage(`{"type": "object"}`),
+		Execute: func(_ context.Context, c tool.Call, _ map[string]any) (tool.Result, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen = append(seen, c)
+			return tool.Result{Output: "ok"}, nil
+		}})
+	sess, err := e.ag.NewSession(context.Background(), agent.SessionRequest{Channel: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	workspace := t.TempDir()
+	ctx := tool.WithWorkspace(context.Background(), tool.Workspace{Root: workspace})
+	res, err := e.ag.Run(ctx, agent.TurnRequest{SessionID: sess.ID, Prompt: "probe twice", Channel: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	assistant := ""
+	for _, m := range res.Messages {
+		if len(m.ToolCalls) == 2 {
+			assistant = m.ID
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 || assistant == "" {
+		t.Fatalf("%d calls, assistant message %q", len(seen), assistant)
+	}
+	for _, c := range seen {
+		if c.MessageID != assistant || c.Cwd != workspace {
+			t.Errorf("call %s: message %s in %s; want %s in %s", c.CallID, c.MessageID, c.Cwd, assistant, workspace)
+		}
+	}
 }
