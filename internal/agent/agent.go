@@ -432,7 +432,10 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 	t := &turn{a: a, req: req, sess: sess, model: model, prov: prov, out: &TurnResult{Session: sess, Messages: closed},
 		scope: chat.Scope{Tenant: req.Tenant, SessionID: sess.ID, Channel: channel, ChatID: req.ChatID, UserID: req.UserID, TenantID: req.TenantID,
 			Model: model.Name(), MaxContext: model.Limit.Context, Usage: sess.Usage}}
+	// The loop guard counts within a turn: its count, and the arguments of
+	// the last call it holds (a write of megabytes), go with the turn.
 	a.App.Guard.Reset(sess.ID)
+	defer a.App.Guard.Reset(sess.ID)
 
 	// 1. UserPromptSubmit.
 	p := t.scope.Payload(plugin.HookUserPromptSubmit)

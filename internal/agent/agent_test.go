@@ -316,7 +316,8 @@ func TestAgentStopDenyContinues(t *testing.T) {
 	}
 }
 
-// SubAgentStart's additional_context starts the child session.
+// SubAgentStart's additional_context starts the child session, and the
+// child's SessionEnd follows SubAgentStop.
 //
 // covers L1
 func TestSubAgentFiresItsHooks(t *testing.T) {
@@ -330,7 +331,7 @@ func TestSubAgentFiresItsHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "SessionStart UserPromptSubmit PreToolUse:task SubAgentStart SessionStart UserPromptSubmit PreToolUse:read PostToolUse:read AgentStop SubAgentStop PostToolUse:task AgentStop"
+	want := "SessionStart UserPromptSubmit PreToolUse:task SubAgentStart SessionStart UserPromptSubmit PreToolUse:read PostToolUse:read AgentStop SubAgentStop SessionEnd PostToolUse:task AgentStop"
 	if got := e.rec.events(); got != want {
 		t.Errorf("order:\n%s\nwant\n%s", got, want)
 	}
@@ -341,6 +342,13 @@ func TestSubAgentFiresItsHooks(t *testing.T) {
 	child, err := e.st.Session(context.Background(), store.DefaultTenant, r.Metadata["sessionID"].(string))
 	if err != nil || child.ParentID != res.Session.ID {
 		t.Errorf("child %+v %v", child, err)
+	}
+	// The child's session ends with its task: SessionEnd pairs its
+	// SessionStart.
+	for _, p := range e.rec.payloads {
+		if p.Event == plugin.HookSessionEnd && p.SessionID != child.ID {
+			t.Errorf("SessionEnd of %s, want the child's %s", p.SessionID, child.ID)
+		}
 	}
 	msgs, _ := e.st.Messages(context.Background(), child.ID)
 	if len(msgs) < 2 || msgs[0].Role != chat.RoleContext || msgs[0].Text != "you only read" || msgs[1].Role != chat.RoleUser {

@@ -128,7 +128,7 @@ fi
 // SessionEnd fires for every session that ran when the App closes (the
 // end of `podcode run`, a server stop) with reason "other", and not again
 // for a session already ended (deleted: reason "clear"), nor for a
-// sub-agent's.
+// sub-agent's, which ended with its task (reason "other").
 func TestSessionEndOnClose(t *testing.T) {
 	e := newTurnEnv(t, apptest.Project{Files: map[string]string{
 		".claude/settings.json": `{"hooks": {"SessionEnd": [{"hooks": [
@@ -147,7 +147,8 @@ func TestSessionEndOnClose(t *testing.T) {
 	e.a.Close()
 	e.a.Close() // ends nothing more
 	got := readFile(t, filepath.Join(e.a.Cwd, "ended"))
-	want := d.ID + "\tclear\ttrue\n" + ran.Session.ID + "\tother\ttrue\n"
+	child := ran.Messages[2].Result.Metadata["sessionID"].(string)
+	want := child + "\tother\ttrue\n" + d.ID + "\tclear\ttrue\n" + ran.Session.ID + "\tother\ttrue\n"
 	if got != want {
 		t.Errorf("SessionEnd ran with\n%s\nwant\n%s", got, want)
 	}

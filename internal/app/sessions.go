@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/podcode/podcode/internal/bus"
@@ -100,6 +101,10 @@ func (l *liveSessions) take(id string) bool {
 	defer l.mu.Unlock()
 	_, ok := l.m[id]
 	delete(l.m, id)
+	delete(l.children, id)
+	if ok {
+		l.list = slices.DeleteFunc(l.list, func(s string) bool { return s == id })
+	}
 	return ok
 }
 
