@@ -44,6 +44,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/podcode/podcode/internal/app"
@@ -309,7 +310,9 @@ func (t *turn) storeStep(ctx context.Context, m *chat.Message, usage chat.Usage)
 // it), redacted as store redacts.
 func (t *turn) update(ctx context.Context, m *chat.Message) {
 	redact(t.a.App.Redact, m)
-	t.a.Store.UpdateMessage(context.WithoutCancel(ctx), m)
+	if err := t.a.Store.UpdateMessage(context.WithoutCancel(ctx), m); err != nil {
+		t.a.App.Log.Warn("agent: storing the hook runs added to a message failed", "session", t.sess.ID, "message", m.ID, "error", err.Error())
+	}
 }
 
 // appendMessage stores m in sess, with known secrets redacted, and usage
@@ -485,6 +488,10 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 		// have started.
 		a.App.Log.Warn("agent: the turn's lease was lost; it ended without a word", "session", sess.ID)
 		return t.out, runErr
+	} else if err != nil {
+		// The session stays marked running until a restart (or, on many
+		// nodes, until its lease runs out): say so.
+		a.App.Log.Error("agent: storing the status of a turn's end failed", "session", sess.ID, "status", status, "error", err.Error())
 	}
 	fin := map[string]any{"sessionID": sess.ID, "status": turnStatus}
 	if runErr != nil {
@@ -590,8 +597,10 @@ func (t *turn) step(ctx context.Context) ([]chat.ToolCall, error) {
 			t.a.App.Bus.PublishFor(t.sess.Tenant, EventTextDelta, map[string]any{"sessionID": t.sess.ID, "text": text})
 		}
 	}
+	var streamed strings.Builder // what the user saw, should the stream fail
 	res, err := t.prov.Stream(ctx, req, func(e provider.Event) {
 		if e.TextDelta != "" {
+			streamed.WriteString(e.TextDelta)
 			send(redacted.Next(e.TextDelta))
 		}
 	})
@@ -602,7 +611,14 @@ func (t *turn) step(ctx context.Context) ([]chat.ToolCall, error) {
 		if ctx.Err() != nil {
 			msg.Status = chat.StatusInterrupted
 		}
-		t.store(ctx, msg)
+		if msg.Text == "" {
+			msg.Text = streamed.String()
+		}
+		// Stored even when the turn was cancelled: the text the user saw
+		// and why it stopped.
+		if serr := t.store(context.WithoutCancel(ctx), msg); serr != nil {
+			t.a.App.Log.Warn("agent: storing a failed model call's message failed", "session", t.sess.ID, "error", serr.Error())
+		}
 		return nil, fmt.Errorf("model %s: %w", t.model.Name(), err)
 	}
 	t.scope.Usage = t.scope.Usage.Add(res.Usage)

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -231,5 +234,41 @@ func TestToolCallNamesItsMessageAndWorkspace(t *testing.T) {
 		if c.MessageID != assistant || c.Cwd != workspace {
 			t.Errorf("call %s: message %s in %s; want %s in %s", c.CallID, c.MessageID, c.Cwd, assistant, workspace)
 		}
+	}
+}
+
+// A turn cancelled while the model streams keeps, in the message it
+// stores, the text the user already saw, marked interrupted.
+func TestCancelMidStreamKeepsTheTextSeen(t *testing.T) {
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, `data: {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "the first half of an answer"}}]}`+"\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer model.Close()
+	e := newEnv(t, apptest.Project{User: map[string]any{"model": "local/m", "provider": map[string]any{"local": map[string]any{
+		"options": map[string]any{"baseURL": model.URL, "maxRetries": 0}, "models": map[string]any{"m": map[string]any{}}}}}})
+	sess, err := e.ag.NewSession(context.Background(), agent.SessionRequest{Channel: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err = e.ag.Run(ctx, agent.TurnRequest{SessionID: sess.ID, Prompt: "answer", Channel: "cli",
+		OnEvent: func(ev agent.Event) {
+			if ev.Type == "text" {
+				cancel()
+			}
+		}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("the turn ended with %v", err)
+	}
+	msgs, err := e.st.Messages(context.Background(), sess.ID)
+	if err != nil || len(msgs) == 0 {
+		t.Fatal(msgs, err)
+	}
+	last := msgs[len(msgs)-1]
+	if last.Role != chat.RoleAssistant || last.Text != "the first half of an answer" || last.Status != chat.StatusInterrupted {
+		t.Errorf("the last message stored: %+v", last)
 	}
 }

@@ -286,7 +286,7 @@ func readStream(r io.Reader, onEvent func(Event)) (Response, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return res, fmt.Errorf("%w: %v", ErrStream, err)
+		return res, fmt.Errorf("%w: %w", ErrStream, err) // a cancel stays a cancel (errors.Is)
 	}
 	if !done && res.StopReason == "" {
 		return res, fmt.Errorf("%w: it ended before the answer did", ErrStream)
