@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -9,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podcode/podcode/internal/agent"
 	"github.com/podcode/podcode/internal/apptest"
+	"github.com/podcode/podcode/internal/bus"
 	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/webhook"
 	"github.com/podcode/podcode/plugin"
@@ -105,5 +108,34 @@ func TestTenantsSeeNoPathsOfTheUser(t *testing.T) {
 		if body := get(path, "ann-token"); strings.Contains(body, where) || strings.Contains(body, "/tmp") {
 			t.Errorf("%s for a tenant: %s, want no path of the user's", path, body)
 		}
+	}
+}
+
+// A turn posted with async that never starts (a hook refused the prompt)
+// says so on /events: the client was answered 202 and waits there.
+func TestAsyncTurnRefusedIsAnnounced(t *testing.T) {
+	p := apptest.Project{Hooks: func(d *plugin.Dispatcher) error {
+		return d.Register(plugin.HookUserPromptSubmit, plugin.DenyHook("not today"))
+	}}
+	s := New(newAgent(t, p), "")
+	finished := make(chan bus.Event, 4)
+	s.Agent.App.Bus.Subscribe(agent.EventTurnFinished, "test", func(ev bus.Event) { finished <- ev })
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	code, body := call(t, &httptest.Server{URL: ts.URL}, "POST", "/sessions", "", `{}`)
+	if code != 201 {
+		t.Fatalf("POST /sessions: %d %v", code, body)
+	}
+	id, _ := body["id"].(string)
+	if code, body := call(t, &httptest.Server{URL: ts.URL}, "POST", "/sessions/"+id+"/messages", "", `{"text": "hi", "async": true}`); code != 202 {
+		t.Fatalf("async post: %d %v", code, body)
+	}
+	select {
+	case ev := <-finished:
+		if ev.Properties["sessionID"] != id || ev.Properties["status"] != "error" || !strings.Contains(fmt.Sprint(ev.Properties["error"]), "not today") {
+			t.Errorf("turn.finished %+v", ev.Properties)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing said the refused turn ended")
 	}
 }

@@ -526,8 +526,16 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	if body.Async {
 		go func() {
 			defer s.turns.done()
-			if _, err := s.Agent.Run(ctx, req); err != nil {
+			res, err := s.Agent.Run(ctx, req)
+			if err != nil {
 				s.Log.Warn("server: turn failed", "session", id, "error", err.Error())
+			}
+			if err != nil && res == nil {
+				// Refused before it started (busy, a hook's refusal): the
+				// client was answered 202 and follows /events, where
+				// nothing else would ever say so.
+				s.Agent.App.Bus.PublishFor(c.Tenant, agent.EventTurnFinished,
+					map[string]any{"sessionID": id, "status": "error", "error": s.redact(err.Error())})
 			}
 		}()
 		httpjson.Write(w, http.StatusAccepted, TurnStarted{SessionID: id})
