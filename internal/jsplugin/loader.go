@@ -105,11 +105,19 @@ func (s *Set) index() {
 	s.byHook.Store(&m)
 }
 
-// Close stops every plugin's runtime.
+// Close stops every plugin's runtime, all at once: each may take two job
+// limits to stop (jsrt.Runtime.Close), and the server waits for the slowest
+// only.
 func (s *Set) Close() {
+	var wg sync.WaitGroup
 	for _, p := range s.Plugins {
-		p.Close()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.Close()
+		}()
 	}
+	wg.Wait()
 }
 
 // loader is the state of one Load.
@@ -586,7 +594,7 @@ func (l *loader) busObject(vm *goja.Runtime, p *Plugin) *goja.Object {
 					_, err = fn(goja.Undefined(), v)
 				}
 				if err != nil {
-					p.rt.Log().Warn("plugin: bus listener threw", "event", ev.Type, "error", jsrt.Error(err).Error())
+					p.rt.LogError("plugin: bus listener threw", err, "event", ev.Type)
 				}
 			})
 			if !posted {

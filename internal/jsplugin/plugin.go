@@ -23,7 +23,8 @@
 //     deadline; a throw or rejection skips the plugin (P6), and so does a
 //     server() that does not settle in time.
 //  6. Drain tool (H9): the tool hook, if any, is called once with {}; its
-//     ToolDefs are kept; a throw leaves the plugin with no tools.
+//     ToolDefs (the first MaxToolDefs entries) are kept; a throw leaves the
+//     plugin with no tools.
 //  7. Register (P4): plugins join the pipeline in load order; a later
 //     plugin with the same id removes the earlier one entirely.
 //
@@ -72,6 +73,12 @@ const (
 	HookToolAfter   = "tool.execute.after"
 	hookToolTimeout = 5 * time.Second // the tool hook at init, as H8
 )
+
+// MaxToolDefs is how many entries of the array the tool hook returns are
+// read; the rest are ignored, with a warning. The array's length is the
+// script's to set (up to 2³²-1, all holes), and reading it is Go work the
+// watchdog does not stop.
+const MaxToolDefs = 1000
 
 // Hooks lists the hooks in the order they are documented.
 var Hooks = []string{HookTool, HookChatParams, HookToolBefore, HookToolAfter}
@@ -327,14 +334,27 @@ func (p *Plugin) drainTools(vm *goja.Runtime, v goja.Value) ([]*tool.Def, error)
 		return nil, nil
 	}
 	var defs []*tool.Def
-	n := int(obj.Get("length").ToInteger())
+	length := obj.Get("length").ToInteger() // a script sets it: up to 2³²-1, holes and all
+	n := int(min(length, MaxToolDefs))
+	if length > MaxToolDefs {
+		p.rt.Log().Warn("plugin: tool hook returned too many ToolDefs; the rest are ignored", "returned", length, "max", MaxToolDefs)
+	}
+	// Invalid entries are counted and reported once, with the first error:
+	// a line for each would bypass the console's line budget.
+	skipped, firstIndex, firstErr := 0, 0, error(nil)
 	for i := 0; i < n; i++ {
 		def, err := p.toolDef(vm, obj.Get(strconv.Itoa(i)))
 		if err != nil {
-			p.rt.Log().Warn("plugin: invalid ToolDef; skipped", "index", i, "error", err.Error())
+			if skipped == 0 {
+				firstIndex, firstErr = i, err
+			}
+			skipped++
 			continue
 		}
 		defs = append(defs, def)
+	}
+	if skipped > 0 {
+		p.rt.Log().Warn("plugin: invalid ToolDef; skipped", "skipped", skipped, "first_index", firstIndex, "error", firstErr.Error())
 	}
 	return defs, nil
 }

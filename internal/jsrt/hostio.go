@@ -2,10 +2,14 @@ package jsrt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -146,15 +150,56 @@ type consoleState struct {
 	reported time.Time
 }
 
-// hostLog writes one console line to the server's log: cut to
-// ConsoleLineChars, and dropped past ConsoleBurst lines at once or
-// ConsoleLinesPerSecond on average; the drops are reported, with the
-// plugin's id, at most every consoleReportEvery.
+// hostLog writes one console line to the server's log, within the line
+// budget and cut as allowLine and cutLine say.
 func (r *Runtime) hostLog(level string, msg goja.Value) {
-	log := r.Log()
 	lvl := slogLevel(level)
-	if !log.Enabled(context.Background(), lvl) {
+	if !r.allowLine(lvl) {
 		return
+	}
+	s, ok := msg.(goja.String)
+	if !ok {
+		s = r.toString(msg)
+	}
+	r.Log().Log(context.Background(), lvl, cutLine(s), "source", "console")
+}
+
+// LogError logs, with msg and attrs, what the plugin's JavaScript threw
+// where no host call awaits it (a timer callback, a bus listener): err is
+// from a goja call. Like a console line, it counts against the line budget
+// and its error is cut to ConsoleLineChars, since the script decides how
+// often it throws and how long its messages are. Loop goroutine only.
+func (r *Runtime) LogError(msg string, err error, attrs ...any) {
+	if !r.allowLine(slog.LevelWarn) {
+		return
+	}
+	var ex *goja.Exception
+	text := ""
+	if errors.As(err, &ex) {
+		text = r.describeCut(ex.Value()) // not Error(err): it would render the whole value first
+	} else {
+		text = r.cutText(Error(err).Error())
+	}
+	r.Log().Warn(msg, append(attrs, "error", text)...)
+}
+
+// logThrown is LogError for a thrown value (an unhandled rejection's).
+func (r *Runtime) logThrown(msg string, v goja.Value) {
+	if !r.allowLine(slog.LevelWarn) {
+		return
+	}
+	r.Log().Warn(msg, "error", r.describeCut(v))
+}
+
+// allowLine says whether the plugin may write one more line at lvl to the
+// server's log now. Its console lines and the errors of its own code
+// (LogError) share one budget: ConsoleBurst lines at once, then
+// ConsoleLinesPerSecond on average; the lines past it are dropped and
+// counted, and the drops reported, with the plugin's id, at most every
+// consoleReportEvery. Loop goroutine only.
+func (r *Runtime) allowLine(lvl slog.Level) bool {
+	if !r.Log().Enabled(context.Background(), lvl) {
+		return false
 	}
 	c := &r.host.console
 	now := time.Now()
@@ -164,26 +209,45 @@ func (r *Runtime) hostLog(level string, msg goja.Value) {
 		if c.dropped == 1 && now.Sub(c.reported) >= consoleReportEvery {
 			r.reportConsoleDrops(now)
 		}
-		return
+		return false
 	}
 	if c.dropped > 0 && now.Sub(c.reported) >= consoleReportEvery {
 		r.reportConsoleDrops(now)
 	}
-	s, ok := msg.(goja.String)
-	if !ok {
-		s = r.toString(msg)
+	return true
+}
+
+// cutLine renders s for the log, cut to ConsoleLineChars with the number
+// of characters cut.
+func cutLine(s goja.String) string {
+	n := s.Length()
+	if n <= ConsoleLineChars {
+		return s.String()
 	}
-	text := ""
-	if n := s.Length(); n > ConsoleLineChars {
-		cut := ConsoleLineChars
-		if c := s.CharAt(cut - 1); c >= 0xD800 && c <= 0xDBFF {
-			cut-- // do not split a surrogate pair
+	cut := ConsoleLineChars
+	if c := s.CharAt(cut - 1); c >= 0xD800 && c <= 0xDBFF {
+		cut-- // do not split a surrogate pair
+	}
+	return s.Substring(0, cut).String() + fmt.Sprintf("… (%d more characters not logged)", n-cut)
+}
+
+// cutText is cutLine for a Go string.
+func (r *Runtime) cutText(s string) string {
+	if len(s) <= ConsoleLineChars { // no more UTF-16 code units than bytes
+		return s
+	}
+	return cutLine(r.vm.ToValue(s).(goja.String))
+}
+
+// describeCut is describe, cut as cutLine cuts, without rendering more of
+// a long value than is logged.
+func (r *Runtime) describeCut(v goja.Value) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = unshowable
 		}
-		text = s.Substring(0, cut).String() + fmt.Sprintf("… (%d more characters not logged)", n-cut)
-	} else {
-		text = s.String()
-	}
-	log.Log(context.Background(), lvl, text, "source", "console")
+	}()
+	return cutLine(r.toString(described(v)))
 }
 
 func slogLevel(level string) slog.Level {
@@ -205,15 +269,51 @@ func (r *Runtime) reportConsoleDrops(now time.Time) {
 	c.dropped, c.reported = 0, now
 }
 
-// writeString is os.WriteFile for a string, without copying it to bytes.
+// writeString is os.WriteFile for a string, without copying it to bytes,
+// into a regular file only: it opens without blocking (a FIFO would wait
+// for a reader for ever, holding a file-operation slot) and refuses what is
+// not a regular file before it truncates anything.
 func writeString(path, data string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
-		return err
+		return fmt.Errorf("writeFile: %w", err)
 	}
-	_, err = f.WriteString(data)
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("writeFile: %s: %w but %s", path, trust.ErrNotRegular, trust.FileType(st.Mode()))
+	}
+	if err == nil {
+		err = f.Truncate(0)
+	}
+	if err == nil {
+		_, err = f.WriteString(data)
+	}
 	if err1 := f.Close(); err == nil {
 		err = err1
 	}
 	return err
+}
+
+// readDir is os.ReadDir for a folder only: it opens without blocking (a
+// FIFO would wait for a writer for ever) and refuses what is not a folder.
+func readDir(path string) ([]os.DirEntry, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("readdir: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		kind := "a file"
+		if !st.Mode().IsRegular() {
+			kind = trust.FileType(st.Mode())
+		}
+		return nil, fmt.Errorf("readdir: %s is %s, not a folder", path, kind)
+	}
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
 }

@@ -21,7 +21,8 @@
 //     whose context ends is abandoned: its promise is left to settle on its
 //     own and its result ignored (SPEC H8).
 //  3. Unhandled promise rejections and errors in timer callbacks are logged
-//     with the runtime's name; they never end the loop.
+//     with the runtime's name, cut and rate-limited as console lines are
+//     (LogError); they never end the loop.
 //  4. With Options.MemoryLimit, a job that grows the heap past the limit is
 //     stopped like a spin (*MemoryError), and a runtime that retains more
 //     than the limit is stopped for good (*OverBudgetError; Options.OnStop
@@ -35,8 +36,11 @@
 //     bounded by count (hostio.go): MaxFetches requests, MaxFileReads file
 //     reads and MaxFileOps other file operations run at once, at most
 //     MaxWaitingOps of each wait; readFile reads only regular files, of at
-//     most half the memory limit; console lines are cut at
-//     ConsoleLineChars and rate-limited.
+//     most half the memory limit, writeFile only regular files and readdir
+//     only folders, none waiting on a FIFO; console lines are cut at
+//     ConsoleLineChars and rate-limited. An export makes at most
+//     MaxExportBytes of strings. Close runs the queued jobs for one job
+//     limit in all and drops the rest.
 package jsrt
 
 import (
@@ -188,8 +192,10 @@ func (r *Runtime) SetName(name string) {
 func (r *Runtime) Log() *slog.Logger { return r.logp.Load() }
 
 // Close stops the loop. The jobs already queued still run (a bus event a
-// plugin was sent is delivered), each under the watchdog; then pending
-// timers never fire, and calls still waiting on a promise fail with
+// plugin was sent is delivered), each under the watchdog, for one job limit
+// in all: those not begun by then are dropped (with a warning that counts
+// them), so Close returns within two job limits. Then pending timers never
+// fire, and calls still waiting, on a promise or in the queue, fail with
 // ErrClosed.
 func (r *Runtime) Close() {
 	r.once.Do(func() { close(r.closed) })
@@ -243,6 +249,10 @@ func (r *Runtime) loop() {
 	defer r.finish()
 	busy := false // a job ran since the loop last waited
 	for {
+		if r.closing() { // also when jobs are still queued: see drainQueue
+			r.drainQueue()
+			return
+		}
 		fn := r.next()
 		if fn == nil {
 			busy = false
@@ -250,13 +260,7 @@ func (r *Runtime) loop() {
 			case <-r.wake:
 				continue
 			case <-r.closed:
-				// Run what was queued, then stop; from here enqueue refuses.
-				r.qmu.Lock()
-				r.draining = true
-				r.qmu.Unlock()
-				for fn := r.next(); fn != nil; fn = r.next() {
-					r.runJob(fn)
-				}
+				r.drainQueue()
 				return
 			}
 		}
@@ -276,6 +280,30 @@ func (r *Runtime) loop() {
 			runtime.Gosched()
 		}
 		busy = true
+		r.runJob(fn)
+	}
+}
+
+// drainQueue, as the loop stops, runs the jobs queued by then for one job
+// limit in all, and drops the rest: each may spin for the whole limit, and
+// a plugin may have queued any number (a bus event per listener), so
+// running them all could hold up Close without end. From here enqueue
+// refuses. The callers of the host calls dropped get ErrClosed.
+func (r *Runtime) drainQueue() {
+	r.qmu.Lock()
+	r.draining = true
+	r.qmu.Unlock()
+	end := time.Now().Add(r.opts.JobLimit)
+	for fn := r.next(); fn != nil; fn = r.next() {
+		if !time.Now().Before(end) {
+			r.qmu.Lock()
+			dropped := len(r.queue) + 1
+			clear(r.queue)
+			r.queue = nil
+			r.qmu.Unlock()
+			r.Log().Warn("plugin: jobs still queued when its runtime closed were dropped", "dropped", dropped, "after", r.opts.JobLimit.String())
+			return
+		}
 		r.runJob(fn)
 	}
 }
@@ -417,10 +445,13 @@ func (r *Runtime) watch() {
 
 func (r *Runtime) reportRejections() {
 	for _, p := range r.rejected {
-		r.Log().Warn("plugin: unhandled promise rejection", "error", describe(p.Result()))
+		r.logThrown("plugin: unhandled promise rejection", p.Result())
 	}
 	r.rejected = r.rejected[:0]
 }
+
+// unshowable stands for a thrown value whose rendering threw in turn.
+const unshowable = "(a thrown value that cannot be shown)"
 
 // describe renders a thrown JavaScript value: an Error's stack, else its
 // string form.
@@ -429,18 +460,23 @@ func describe(v goja.Value) (s string) {
 	// in turn: never let that escape (the job's repair cleans the runtime).
 	defer func() {
 		if recover() != nil {
-			s = "(a thrown value that cannot be shown)"
+			s = unshowable
 		}
 	}()
+	return described(v).String()
+}
+
+// described is what describe renders of v; it may throw (a getter).
+func described(v goja.Value) goja.Value {
 	if v == nil {
-		return "undefined"
+		return goja.Undefined()
 	}
 	if o, ok := v.(*goja.Object); ok {
 		if s := o.Get("stack"); s != nil && !goja.IsUndefined(s) {
-			return s.String()
+			return s
 		}
 	}
-	return v.String()
+	return v
 }
 
 // Error turns an error from a goja call into one for the host: a *SpinError

@@ -158,7 +158,7 @@ func (r *Runtime) fireDue() {
 		r.armClock()
 	}
 	if _, err := t.fn(goja.Undefined()); err != nil {
-		r.Log().Warn("plugin: timer callback threw", "error", Error(err).Error())
+		r.LogError("plugin: timer callback threw", err)
 	}
 }
 

@@ -110,10 +110,44 @@ func Describe(v any) string {
 // too large (a DAG that doubles at every level) is an error rather than a
 // stalled loop or an exhausted memory.
 const (
-	maxDepth     = 64
-	maxArrayLen  = 1 << 20 // elements in one array
-	exportBudget = 1 << 20 // values in one export
+	maxDepth       = 64
+	maxArrayLen    = 1 << 20 // elements in one array
+	maxExportParts = 1 << 20 // values in one export
+	// MaxExportBytes is how many bytes of strings (values and keys) one
+	// export makes. A JavaScript string referenced n times is converted n
+	// times: 40 references to one string of 4M non-ASCII characters would
+	// be 3.4 GB of Go strings from 8 MB of JavaScript.
+	MaxExportBytes = 64 << 20
 )
+
+// exportBudget is what one export may still make.
+type exportBudget struct {
+	parts int   // values
+	bytes int64 // of strings
+}
+
+// str converts the string s, within the budget: what it will take is
+// checked before converting (a UTF-8 string has at least as many bytes as
+// its UTF-16 code units), what it took after.
+func (b *exportBudget) str(s goja.Value) (string, error) {
+	if gs, ok := s.(goja.String); ok && int64(gs.Length()) > b.bytes {
+		return "", b.tooBig()
+	}
+	str := s.String()
+	return str, b.take(len(str))
+}
+
+// take counts n bytes of strings already converted (object keys).
+func (b *exportBudget) take(n int) error {
+	if b.bytes -= int64(n); b.bytes < 0 {
+		return b.tooBig()
+	}
+	return nil
+}
+
+func (b *exportBudget) tooBig() error {
+	return fmt.Errorf("value has more than %d MiB of strings (a string counts each time it is referenced)", MaxExportBytes>>20)
+}
 
 // ToValue shows Go data to JavaScript (see the top of this file). It accepts
 // JSON-shaped data plus ints, json.Number, json.RawMessage, []string and
@@ -268,7 +302,7 @@ func (o *objectView) Keys() []string {
 }
 
 // export returns the view's data and whether it differs from src.
-func (o *objectView) export(depth int, budget *int) (any, bool, error) {
+func (o *objectView) export(depth int, budget *exportBudget) (any, bool, error) {
 	if !o.changed && len(o.vals) == 0 {
 		return o.src, false, nil
 	}
@@ -356,7 +390,7 @@ func (a *arrayView) SetLen(n int) bool {
 	return true
 }
 
-func (a *arrayView) export(depth int, budget *int) (any, bool, error) {
+func (a *arrayView) export(depth int, budget *exportBudget) (any, bool, error) {
 	if a.vals == nil {
 		return a.src, false, nil
 	}
@@ -402,7 +436,7 @@ func isView(v goja.Value) bool {
 // string, as JSON.stringify would write them. Parts of a view the plugin did
 // not change are returned as the very data the view was made from.
 func Export(vm *goja.Runtime, v goja.Value) (out any, err error) {
-	budget := exportBudget
+	budget := exportBudget{parts: maxExportParts, bytes: MaxExportBytes}
 	if _, isObj := v.(*goja.Object); !isObj {
 		out, _, err = exportValue(v, 0, &budget) // no getter to run: no Try (and its closure)
 		return out, err
@@ -419,12 +453,12 @@ func Export(vm *goja.Runtime, v goja.Value) (out any, err error) {
 // paths.
 var genericOnly atomic.Bool
 
-func exportValue(v goja.Value, depth int, budget *int) (any, bool, error) {
+func exportValue(v goja.Value, depth int, budget *exportBudget) (any, bool, error) {
 	if depth > maxDepth {
 		return nil, true, fmt.Errorf("value nested deeper than %d levels (a cycle?)", maxDepth)
 	}
-	if *budget--; *budget < 0 {
-		return nil, true, fmt.Errorf("value has more than %d parts", exportBudget)
+	if budget.parts--; budget.parts < 0 {
+		return nil, true, fmt.Errorf("value has more than %d parts", maxExportParts)
 	}
 	if v == nil || goja.IsUndefined(v) {
 		return Undefined{}, true, nil
@@ -434,7 +468,11 @@ func exportValue(v goja.Value, depth int, budget *int) (any, bool, error) {
 	}
 	switch v.ExportType() {
 	case typeString:
-		return v.String(), true, nil
+		str, err := budget.str(v)
+		if err != nil {
+			return nil, true, err
+		}
+		return str, true, nil
 	case typeBool:
 		return v.ToBoolean(), true, nil
 	case typeInt, typeFloat:
@@ -490,6 +528,9 @@ func exportValue(v goja.Value, depth int, budget *int) (any, bool, error) {
 	keys := obj.Keys()
 	out := make(map[string]any, len(keys))
 	for _, k := range keys {
+		if err := budget.take(len(k)); err != nil {
+			return nil, true, err
+		}
 		x, _, err := exportValue(obj.Get(k), depth+1, budget)
 		if err != nil {
 			return nil, true, fmt.Errorf("%s: %w", k, err)
@@ -501,7 +542,7 @@ func exportValue(v goja.Value, depth int, budget *int) (any, bool, error) {
 
 // exportPlain is the export of a plain object read from goja's fields (see
 // layout.go): the same result as the generic path, without its iterators.
-func exportPlain(vals map[unistring.String]goja.Value, keys []unistring.String, depth int, budget *int) (any, bool, error) {
+func exportPlain(vals map[unistring.String]goja.Value, keys []unistring.String, depth int, budget *exportBudget) (any, bool, error) {
 	out := make(map[string]any, len(keys))
 	for _, k := range keys {
 		v, ok := vals[k]
@@ -509,6 +550,9 @@ func exportPlain(vals map[unistring.String]goja.Value, keys []unistring.String, 
 			continue
 		}
 		name := k.String()
+		if err := budget.take(len(name)); err != nil {
+			return nil, true, err
+		}
 		x, _, err := exportValue(v, depth+1, budget)
 		if err != nil {
 			return nil, true, fmt.Errorf("%s: %w", name, err)
@@ -520,7 +564,7 @@ func exportPlain(vals map[unistring.String]goja.Value, keys []unistring.String, 
 
 // exportDense is the export of an array without holes read from goja's
 // fields (see layout.go).
-func exportDense(elems []goja.Value, depth int, budget *int) (any, bool, error) {
+func exportDense(elems []goja.Value, depth int, budget *exportBudget) (any, bool, error) {
 	if len(elems) > maxArrayLen {
 		return nil, true, fmt.Errorf("array of %d elements (at most %d)", len(elems), maxArrayLen)
 	}

@@ -327,7 +327,7 @@ func (r *Runtime) hostWriteFile(path, data string) *goja.Promise {
 func (r *Runtime) hostReaddir(path string) *goja.Promise {
 	path = r.abs(path)
 	return r.async(r.host.filePool, func() (any, error) {
-		entries, err := os.ReadDir(path)
+		entries, err := readDir(path)
 		if err != nil {
 			return nil, err
 		}
