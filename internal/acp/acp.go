@@ -407,7 +407,11 @@ func (s *Server) startMCP(ctx context.Context, servers []sdk.McpServer) error {
 			s.mu.Unlock()
 			return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("mcpServers[%d]: %v", i, err)})
 		}
-		if prev, ok := s.mcpSpecs[spec.Name]; ok {
+		prev, ok := s.mcpSpecs[spec.Name]
+		if k := slices.IndexFunc(specs, func(x mcpclient.Spec) bool { return x.Name == spec.Name }); k >= 0 {
+			prev, ok = specs[k], true // named twice in this list
+		}
+		if ok {
 			if !sameSpec(prev, spec) {
 				s.mu.Unlock()
 				return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("mcpServers[%d]: an MCP server named %q runs already with other settings", i, spec.Name)})
@@ -427,8 +431,12 @@ func (s *Server) startMCP(ctx context.Context, servers []sdk.McpServer) error {
 				return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("mcpServers[%d]: the project's MCP server %q overlaps the name %q: their tools' ids, and the permission rules for them, could be the same; rename one", i, srv.Name(), spec.Name)})
 			}
 		}
-		s.mcpSpecs[spec.Name] = spec
 		specs = append(specs, spec)
+	}
+	// Recorded only once the whole list passed: a server recorded and
+	// then not started (a later entry refused) would be taken for running.
+	for _, spec := range specs {
+		s.mcpSpecs[spec.Name] = spec
 	}
 	s.mu.Unlock()
 	if len(specs) == 0 {

@@ -798,3 +798,23 @@ func TestEditorsMCPServerOverlappingTheProjectsIsRefused(t *testing.T) {
 		t.Errorf("a server whose name overlaps none: %v", err)
 	}
 }
+
+// A list of the editor's MCP servers is taken whole or not at all: a
+// server listed before one that is refused is not left recorded as
+// running (it was never started), so the editor may pass it again.
+func TestEditorsMCPServersAreTakenWholeOrNotAtAll(t *testing.T) {
+	e := serve(t, apptest.Project{Config: map[string]any{"mcp": map[string]any{
+		"github_evil": map[string]any{"type": "local", "command": []string{"/nonexistent/server"}}}}}, sdk.ClientCapabilities{})
+	mk := func(name string) sdk.McpServer {
+		return sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: name, Command: "/nonexistent/" + name, Args: []string{}, Env: []sdk.EnvVariable{}}}
+	}
+	if _, err := e.cl.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: e.dir, McpServers: []sdk.McpServer{mk("a"), mk("github")}}); err == nil {
+		t.Fatal("a list with a refused server was taken")
+	}
+	if _, err := e.cl.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: e.dir, McpServers: []sdk.McpServer{mk("a")}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.srv.mcp); n != 1 {
+		t.Errorf("%d sets of MCP servers started, want the one with a", n)
+	}
+}

@@ -72,6 +72,7 @@ const (
 	EventTextDelta      = "message.delta"     // {sessionID, text}
 	EventTurnStarted    = "turn.started"      // {sessionID}
 	EventTurnFinished   = "turn.finished"     // {sessionID, status, error?}
+	EventTurnRefused    = "turn.refused"      // {sessionID, error}: an async turn that never started (server)
 	EventHookRun        = "hook.ran"          // {sessionID, hook}
 	EventCompacted      = "session.compacted" // {sessionID, summarized}
 )

@@ -44,6 +44,15 @@ func (a *Agent) task(ctx context.Context, call tool.Call, args map[string]any) (
 	if err != nil {
 		return tool.Result{}, err
 	}
+	// The child's session ends with its task, however the task ends:
+	// SessionEnd pairs the SessionStart it fired (a plugin that sets
+	// something up per session would leak it at every sub-agent otherwise).
+	defer func() {
+		if _, err := a.App.EndSession(context.WithoutCancel(ctx), chat.Scope{Tenant: scope.Tenant, SessionID: child.ID, Channel: scope.Channel,
+			Model: scope.Model, UserID: scope.UserID, ChatID: scope.ChatID, TenantID: scope.TenantID}, app.EndClosed); err != nil {
+			a.App.Log.Warn("agent: SessionEnd of a sub-agent's session failed", "session", child.ID, "error", err.Error())
+		}
+	}()
 	if err := a.addContext(ctx, child, rep); err != nil {
 		return tool.Result{}, err
 	}
@@ -55,13 +64,6 @@ func (a *Agent) task(ctx context.Context, call tool.Call, args map[string]any) (
 		stop.Extra[plugin.ExtraError] = runErr.Error()
 	}
 	a.App.Hooks.DispatchReport(context.WithoutCancel(ctx), stop)
-	// The child's session ends with its task: SessionEnd pairs the
-	// SessionStart it fired (a plugin that sets something up per session
-	// would leak it at every sub-agent otherwise).
-	if _, err := a.App.EndSession(context.WithoutCancel(ctx), chat.Scope{Tenant: scope.Tenant, SessionID: child.ID, Channel: scope.Channel,
-		Model: scope.Model, UserID: scope.UserID, ChatID: scope.ChatID, TenantID: scope.TenantID}, app.EndClosed); err != nil {
-		a.App.Log.Warn("agent: SessionEnd of a sub-agent's session failed", "session", child.ID, "error", err.Error())
-	}
 	if runErr != nil {
 		return tool.Result{}, fmt.Errorf("the sub-agent failed: %w", runErr)
 	}

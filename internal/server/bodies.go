@@ -19,7 +19,7 @@ type CreateSession struct {
 // PostMessage is the body of POST /sessions/{id}/messages.
 type PostMessage struct {
 	Text   string         `json:"text"`
-	Async  bool           `json:"async,omitempty" jsonschema:"answer 202 at once; follow the turn on /events (a turn refused before it started, by a hook or a turn already running, ends there with turn.finished, status error)"`
+	Async  bool           `json:"async,omitempty" jsonschema:"answer 202 at once; follow the turn on /events (a turn refused before it started, by a hook or a turn already running, is announced there as turn.refused, with the error)"`
 	Params map[string]any `json:"params,omitempty" jsonschema:"chat.params tunables the client specifies (pipeline.Tunables)"`
 }
 

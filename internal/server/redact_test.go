@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -78,48 +79,58 @@ func TestAnswersAreRedacted(t *testing.T) {
 }
 
 // A tenant is not told where the user keeps their files: /healthz gives
-// it the MCP servers without the config file they come from (nor their
-// process ids), /plugins the plugins without their paths; the user sees
-// both.
+// it the MCP servers without the config file they come from, their process
+// ids or their errors (which quote commands), /plugins the plugins without
+// their paths or the load warnings (which quote them), and both the
+// skipped project code without the sentence naming the project's folder;
+// the user sees all of it.
 func TestTenantsSeeNoPathsOfTheUser(t *testing.T) {
-	p := apptest.Project{
-		User:    map[string]any{"mcp": map[string]any{"leaky": map[string]any{"type": "local", "command": []string{"/nonexistent/server"}}}},
-		Files:   map[string]string{"plugins/p.js": `export default {id: "p", server: async () => ({})}`},
-		Plugins: []string{"./plugins/p.js"},
-	}
-	ts := httptest.NewServer(New(newAgent(t, p), "admin", config.TenantToken{Token: "ann-token", TenantID: 1, UserID: "ann"}).Handler())
-	t.Cleanup(ts.Close)
-	get := func(path, token string) string {
-		t.Helper()
-		req, _ := http.NewRequest("GET", ts.URL+path, nil)
-		req.Header.Set("Authorization", "Bearer "+token)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+	for _, untrusted := range []bool{false, true} {
+		p := apptest.Project{
+			User: map[string]any{"mcp": map[string]any{"leaky": map[string]any{"type": "local", "command": []string{"/nonexistent/server"}}}},
+			Files: map[string]string{
+				"plugins/p.js":                 `export default {id: "p", server: async () => ({})}`,
+				"plugins/bad.js":               `throw new Error("no")`,
+				"guards/g/podcode-plugin.json": `{"id": "g", "contributes": {"hooks": [{"event": "PostToolUse", "handler": {"command": "true"}}]}}`,
+			},
+			Plugins:   []string{"./plugins/p.js", "./plugins/bad.js", "./guards/g"},
+			Untrusted: untrusted,
 		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return string(b)
-	}
-	for path, where := range map[string]string{"/healthz": "podcode.json", "/plugins": "p.js"} {
-		if body := get(path, "admin"); !strings.Contains(body, where) {
-			t.Errorf("%s for the user: %s, want %q in it", path, body, where)
+		ts := httptest.NewServer(New(newAgent(t, p), "admin", config.TenantToken{Token: "ann-token", TenantID: 1, UserID: "ann"}).Handler())
+		t.Cleanup(ts.Close)
+		get := func(path, token string) string {
+			t.Helper()
+			req, _ := http.NewRequest("GET", ts.URL+path, nil)
+			req.Header.Set("Authorization", "Bearer "+token)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			return string(b)
 		}
-		if body := get(path, "ann-token"); strings.Contains(body, where) || strings.Contains(body, "/tmp") {
-			t.Errorf("%s for a tenant: %s, want no path of the user's", path, body)
+		for _, path := range []string{"/healthz", "/plugins"} {
+			if body := get(path, "admin"); !strings.Contains(body, os.TempDir()) && !strings.Contains(body, "/nonexistent") {
+				t.Errorf("untrusted %v, %s for the user: %s, want the paths", untrusted, path, body)
+			}
+			if body := get(path, "ann-token"); strings.Contains(body, os.TempDir()) || strings.Contains(body, "/nonexistent") {
+				t.Errorf("untrusted %v, %s for a tenant: %s, want no path of the user's", untrusted, path, body)
+			}
 		}
 	}
 }
 
 // A turn posted with async that never starts (a hook refused the prompt)
-// says so on /events: the client was answered 202 and waits there.
+// says so on /events, as turn.refused (not turn.finished: a turn may be
+// running in the session): the client was answered 202 and waits there.
 func TestAsyncTurnRefusedIsAnnounced(t *testing.T) {
 	p := apptest.Project{Hooks: func(d *plugin.Dispatcher) error {
 		return d.Register(plugin.HookUserPromptSubmit, plugin.DenyHook("not today"))
 	}}
 	s := New(newAgent(t, p), "")
 	finished := make(chan bus.Event, 4)
-	s.Agent.App.Bus.Subscribe(agent.EventTurnFinished, "test", func(ev bus.Event) { finished <- ev })
+	s.Agent.App.Bus.Subscribe(agent.EventTurnRefused, "test", func(ev bus.Event) { finished <- ev })
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
 	code, body := call(t, &httptest.Server{URL: ts.URL}, "POST", "/sessions", "", `{}`)
@@ -132,8 +143,8 @@ func TestAsyncTurnRefusedIsAnnounced(t *testing.T) {
 	}
 	select {
 	case ev := <-finished:
-		if ev.Properties["sessionID"] != id || ev.Properties["status"] != "error" || !strings.Contains(fmt.Sprint(ev.Properties["error"]), "not today") {
-			t.Errorf("turn.finished %+v", ev.Properties)
+		if ev.Properties["sessionID"] != id || !strings.Contains(fmt.Sprint(ev.Properties["error"]), "not today") {
+			t.Errorf("turn.refused %+v", ev.Properties)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("nothing said the refused turn ended")

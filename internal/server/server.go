@@ -55,6 +55,7 @@ import (
 	"github.com/podcode/podcode/internal/httpjson"
 	"github.com/podcode/podcode/internal/mcpserver"
 	"github.com/podcode/podcode/internal/store"
+	"github.com/podcode/podcode/internal/trust"
 	"github.com/podcode/podcode/internal/web"
 	"github.com/podcode/podcode/internal/webhook"
 )
@@ -531,11 +532,13 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 				s.Log.Warn("server: turn failed", "session", id, "error", err.Error())
 			}
 			if err != nil && res == nil {
-				// Refused before it started (busy, a hook's refusal): the
-				// client was answered 202 and follows /events, where
-				// nothing else would ever say so.
-				s.Agent.App.Bus.PublishFor(c.Tenant, agent.EventTurnFinished,
-					map[string]any{"sessionID": id, "status": "error", "error": s.redact(err.Error())})
+				// Refused before it started (a hook's refusal, a turn
+				// already running): the client was answered 202 and
+				// follows /events, where nothing else would ever say so.
+				// Not turn.finished: a turn may be running in the session,
+				// and its viewers must not take it for ended.
+				s.Agent.App.Bus.PublishFor(c.Tenant, agent.EventTurnRefused,
+					map[string]any{"sessionID": id, "error": s.redact(err.Error())})
 			}
 		}()
 		httpjson.Write(w, http.StatusAccepted, TurnStarted{SessionID: id})
@@ -582,11 +585,25 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	for i := range mcp {
 		// An error may quote a URL or a command expanded from {env:...}.
 		mcp[i].Error = s.redact(mcp[i].Error)
-		if tenant { // where the user keeps their files is not a tenant's to know
-			mcp[i].Origin, mcp[i].PID = "", 0
+		if tenant {
+			mcp[i].Origin, mcp[i].PID, mcp[i].Error = "", 0, ""
 		}
 	}
-	httpjson.Write(w, 200, Health{OK: true, Skipped: s.Agent.App.Trust.Skipped(), MCP: mcp})
+	httpjson.Write(w, 200, Health{OK: true, Skipped: s.skipped(tenant), MCP: mcp})
+}
+
+// skipped is the project code that does not run. A tenant is not told
+// where the user keeps their files: it gets what each item is and its
+// state, not the sentence that names the project's folder (the config's
+// paths, the errors that quote them are left out of its answers too).
+func (s *Server) skipped(tenant bool) []trust.Skip {
+	out := s.Agent.App.Trust.Skipped()
+	if tenant {
+		for i := range out {
+			out[i].Meaning = ""
+		}
+	}
+	return out
 }
 
 // fail answers err, redacted: an error may carry a hook's reason, a
@@ -601,18 +618,23 @@ func (s *Server) redact(text string) string { return s.Agent.App.Redact.String(t
 
 func (s *Server) listPlugins(w http.ResponseWriter, r *http.Request) {
 	out := []Plugin{}
+	tenant := caller(r).TenantID != 0
 	for _, p := range s.Agent.App.Plugins.Plugins {
-		path := p.Path
-		if caller(r).TenantID != 0 {
-			path = "" // where the user keeps their files is not a tenant's to know
+		path, status := p.Path, s.redact(p.Status())
+		if tenant { // see skipped: the state, not the paths an error quotes
+			path = ""
+			status, _, _ = strings.Cut(status, ":")
+			status, _, _ = strings.Cut(status, ";")
 		}
-		out = append(out, Plugin{ID: p.ID, Source: p.Source, Path: path, Hooks: p.Hooks, Status: s.redact(p.Status())})
+		out = append(out, Plugin{ID: p.ID, Source: p.Source, Path: path, Hooks: p.Hooks, Status: status})
 	}
 	warnings := []string{} // [] rather than null for none
 	for _, w := range s.Agent.App.Plugins.Warnings {
-		warnings = append(warnings, s.redact(w))
+		if !tenant {
+			warnings = append(warnings, s.redact(w))
+		}
 	}
-	httpjson.Write(w, 200, PluginList{Plugins: out, Warnings: warnings, Skipped: s.Agent.App.Trust.Skipped()})
+	httpjson.Write(w, 200, PluginList{Plugins: out, Warnings: warnings, Skipped: s.skipped(tenant)})
 }
 
 func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {

@@ -243,6 +243,9 @@ function onEvent(type, ev) {
     case 'turn.started':
       if (here(p)) setBusy(true);
       break;
+    case 'turn.refused': // a post that never started; a running turn goes on
+      if (here(p)) $('prompt-error').textContent = p.error || 'the prompt was refused';
+      break;
     case 'turn.finished':
       if (here(p)) {
         setBusy(false);
