@@ -391,20 +391,29 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 	}
 	a.running[sess.ID] = cancel
 	a.mu.Unlock()
-	defer func() {
-		a.mu.Lock()
-		delete(a.running, sess.ID)
-		a.mu.Unlock()
-	}()
+	// The session is free again (here, and its lease) before turn.finished
+	// goes out: a client that saw it may post the next turn at once, on
+	// this node or another. Early returns free it on their way out.
+	claimed := false
+	var freed sync.Once
+	free := func() {
+		freed.Do(func() {
+			if claimed {
+				a.Node.Release(ctx, sess.ID)
+			}
+			a.mu.Lock()
+			delete(a.running, sess.ID)
+			a.mu.Unlock()
+		})
+	}
+	defer free()
 	// One node at a time: the session's lease, held until the turn ends.
 	// Once it is ours, no live turn runs anywhere, and a session still
 	// marked running was left so by a node that died.
-	claimed := false
 	if a.Node != nil {
 		if sess, err = a.claim(ctx, sess, cancel); err != nil {
 			return nil, err
 		}
-		defer a.Node.Release(ctx, sess.ID)
 		claimed = true
 		// The turn's writes count only while the lease is this node's.
 		ctx = store.WithFence(ctx, sess.ID, a.Node.Holder())
@@ -498,6 +507,7 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 	if runErr != nil {
 		fin["error"] = runErr.Error()
 	}
+	free()
 	a.App.Bus.PublishFor(req.Tenant, EventTurnFinished, fin)
 	if s, err := a.Store.Session(bg, req.Tenant, sess.ID); err == nil {
 		t.out.Session = s

@@ -54,3 +54,29 @@ func TestATurnThatLostItsLeaseAnnouncesNothing(t *testing.T) {
 		t.Errorf("the turn that lost its lease announced turn.finished %d times", n)
 	}
 }
+
+// When turn.finished goes out, the session is free: not running here and
+// its lease released, so that a client that saw it may post the next turn
+// at once, on this node or another.
+func TestSessionIsFreeWhenTurnFinishedGoesOut(t *testing.T) {
+	srv := openaitest.New(t, openaitest.Answer{Text: "done"})
+	e := newEnv(t, onOpenAI(srv, nil))
+	e.ag.JoinCluster(cluster.New(e.st, nil, cluster.Options{Name: "a", Lease: time.Minute}))
+	sess, err := e.ag.NewSession(context.Background(), agent.SessionRequest{Channel: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var running atomic.Bool
+	var holder atomic.Value
+	e.ag.App.Bus.Subscribe(agent.EventTurnFinished, "test", func(bus.Event) {
+		running.Store(e.ag.Cancel(sess.ID)) // true while the turn still holds the session
+		h, _ := e.st.TurnHolder(context.Background(), sess.ID, time.Now())
+		holder.Store(h)
+	})
+	if _, err := e.ag.Run(context.Background(), agent.TurnRequest{SessionID: sess.ID, Prompt: "hi", Channel: "cli"}); err != nil {
+		t.Fatal(err)
+	}
+	if running.Load() || holder.Load() != "" {
+		t.Errorf("at turn.finished the turn still ran here: %v, the lease was held by %q", running.Load(), holder.Load())
+	}
+}
