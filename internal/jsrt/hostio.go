@@ -37,6 +37,12 @@ const (
 	// MaxWaitingOps is how many operations of each of those kinds may wait
 	// their turn; past it, the call rejects at once.
 	MaxWaitingOps = 10_000
+	// MaxHeldBytes bounds the bytes of request bodies and file contents
+	// one runtime has handed to fetch and writeFile and that are not sent
+	// or written yet: held in Go while they wait, the memory budget does
+	// not see them (100 requests of 4 MB waiting on a server that does not
+	// answer grew the heap by 386 MiB).
+	MaxHeldBytes = 64 << 20
 
 	// ConsoleLineChars is the longest console line written to the log,
 	// in UTF-16 code units; the rest is cut and counted.

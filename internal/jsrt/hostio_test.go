@@ -3,6 +3,7 @@ package jsrt
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -190,4 +191,59 @@ func TestConsoleOutputIsBounded(t *testing.T) {
 	if !strings.Contains(out, `msg="plugin: console output dropped: more lines than the log takes from one plugin" plugin=test-plugin dropped=1 `) {
 		t.Errorf("the drops are not reported:\n%.2000s", out[len(out)-2000:])
 	}
+}
+
+// Request bodies and file contents handed to the host wait outside
+// JavaScript, where the memory budget does not see them: past
+// MaxHeldBytes in all, a fetch or writeFile rejects at once, saying so;
+// once the held ones are done, there is room again.
+func TestHeldBytesAreBounded(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		io.Copy(io.Discard, req.Body)
+		select {
+		case <-release:
+		case <-req.Context().Done():
+		}
+		fmt.Fprint(w, "ok")
+	}))
+	defer srv.Close()
+	var once sync.Once
+	defer once.Do(func() { close(release) })
+	r, _ := newRT(t, `
+		var done = 0, failed = [];
+		function post(url, n, mb) {
+			const body = "x".repeat(mb << 20);
+			for (let i = 0; i < n; i++) fetch(url, {method: "POST", body}).then((res) => res.text()).then(() => { done++; }, (e) => { failed.push(e.message); });
+		}
+		function count() { return { done, failed: failed.length, first: failed[0] || "" }; }`)
+	ctx := context.Background()
+	// 20 bodies of 4 MiB: 16 fit in 64 MiB, the 4 others are refused.
+	if _, err := callGlobal(r, ctx, "post", srv.URL, 20, 4); err != nil {
+		t.Fatal(err)
+	}
+	v, err := callGlobal(r, ctx, "count")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := v.(map[string]any); c["failed"] != float64(20-MaxHeldBytes/(4<<20)) || !strings.Contains(fmt.Sprint(c["first"]), "the most one plugin may hold is 64 MiB") {
+		t.Errorf("refused: %v, want %d refusals saying why", c, 20-MaxHeldBytes/(4<<20))
+	}
+	once.Do(func() { close(release) })
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if v, _ := callGlobal(r, ctx, "count"); v.(map[string]any)["done"] == float64(MaxHeldBytes/(4<<20)) {
+			break
+		}
+	}
+	// The held bytes were given back: another 4 MiB fits.
+	if _, err := callGlobal(r, ctx, "post", srv.URL, 1, 4); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if v, _ := callGlobal(r, ctx, "count"); v.(map[string]any)["done"] == float64(MaxHeldBytes/(4<<20)+1) {
+			return
+		}
+	}
+	v, _ = callGlobal(r, ctx, "count")
+	t.Errorf("after the held requests were done: %v, want %d done", v, MaxHeldBytes/(4<<20)+1)
 }

@@ -53,6 +53,9 @@ type hostState struct {
 	// (see hostio.go).
 	fetchPool, readPool, filePool *hostPool
 	console                       consoleState
+	// held is the bytes of request bodies and file data handed to fetch
+	// and writeFile that are not sent or written yet (MaxHeldBytes).
+	held int64
 }
 
 func (r *Runtime) installGlobals() error {
@@ -213,12 +216,24 @@ func (r *Runtime) stopFetches() {
 // at once when too many operations of pool's kind wait already. work must
 // not touch the runtime; convert (on the loop) turns its result into a
 // JavaScript value.
-func (r *Runtime) async(pool *hostPool, work func() (any, error), convert func(any) goja.Value) *goja.Promise {
+//
+// held is how many bytes of the plugin's data work holds until it ends (a
+// request's body, a file's content): past MaxHeldBytes in all, the
+// promise rejects at once, as the data is held outside JavaScript, where
+// the memory budget does not see it.
+func (r *Runtime) async(pool *hostPool, held int, work func() (any, error), convert func(any) goja.Value) *goja.Promise {
 	p, resolve, reject := r.vm.NewPromise()
+	if r.host.held+int64(held) > MaxHeldBytes {
+		reject(r.vm.NewTypeError(fmt.Sprintf("%s: the plugin's requests and writes under way or waiting hold %d MiB already, and this one %d bytes more: the most one plugin may hold is %d MiB",
+			pool.what, r.host.held>>20, held, MaxHeldBytes>>20)))
+		return p
+	}
+	r.host.held += int64(held)
 	run := func() {
 		go func() {
 			v, err := work()
 			r.enqueue(func() {
+				r.host.held -= int64(held)
 				pool.finished(r.closing())
 				if err != nil {
 					reject(r.vm.NewGoError(err))
@@ -232,6 +247,7 @@ func (r *Runtime) async(pool *hostPool, work func() (any, error), convert func(a
 		}()
 	}
 	if !pool.admit(run) {
+		r.host.held -= int64(held)
 		reject(r.vm.NewGoError(pool.refused()))
 	}
 	return p
@@ -240,8 +256,10 @@ func (r *Runtime) async(pool *hostPool, work func() (any, error), convert func(a
 // hostFetch performs one HTTP request; it returns [id, promise].
 func (r *Runtime) hostFetch(rawURL, method string, headers [][]string, body goja.Value) []any {
 	var reqBody io.Reader
+	held := 0
 	if body != nil && !goja.IsNull(body) && !goja.IsUndefined(body) {
-		reqBody = strings.NewReader(body.String())
+		b := body.String()
+		reqBody, held = strings.NewReader(b), len(b)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.host.nextFetch++
@@ -252,7 +270,7 @@ func (r *Runtime) hostFetch(rawURL, method string, headers [][]string, body goja
 		max = 10 << 20
 	}
 	client := r.host.httpClient
-	p := r.async(r.host.fetchPool, func() (any, error) {
+	p := r.async(r.host.fetchPool, held, func() (any, error) {
 		req, err := http.NewRequest(method, rawURL, reqBody)
 		if err != nil {
 			return nil, err
@@ -311,7 +329,7 @@ func (r *Runtime) hostReadFile(path string, encoding goja.Value) *goja.Promise {
 	}
 	path = r.abs(path)
 	max := r.maxRead()
-	return r.async(r.host.readPool, func() (any, error) { return readRegular(path, max) }, func(v any) goja.Value {
+	return r.async(r.host.readPool, 0, func() (any, error) { return readRegular(path, max) }, func(v any) goja.Value {
 		if asText {
 			return r.vm.ToValue(bytesString(v.([]byte)))
 		}
@@ -321,12 +339,12 @@ func (r *Runtime) hostReadFile(path string, encoding goja.Value) *goja.Promise {
 
 func (r *Runtime) hostWriteFile(path, data string) *goja.Promise {
 	path = r.abs(path)
-	return r.async(r.host.filePool, func() (any, error) { return goja.Undefined(), writeString(path, data) }, nil)
+	return r.async(r.host.filePool, len(data), func() (any, error) { return goja.Undefined(), writeString(path, data) }, nil)
 }
 
 func (r *Runtime) hostReaddir(path string) *goja.Promise {
 	path = r.abs(path)
-	return r.async(r.host.filePool, func() (any, error) {
+	return r.async(r.host.filePool, 0, func() (any, error) {
 		entries, err := readDir(path)
 		if err != nil {
 			return nil, err
@@ -341,7 +359,7 @@ func (r *Runtime) hostReaddir(path string) *goja.Promise {
 
 func (r *Runtime) hostStat(path string) *goja.Promise {
 	path = r.abs(path)
-	return r.async(r.host.filePool, func() (any, error) {
+	return r.async(r.host.filePool, 0, func() (any, error) {
 		st, err := os.Lstat(path)
 		if err != nil {
 			return nil, err
