@@ -92,7 +92,7 @@ type Server struct {
 	mcpSpecs map[string]mcpclient.Spec // the editor's servers started, by name
 	closing  bool                      // Serve is ending: no new prompts
 	turns    sync.WaitGroup            // prompts under way
-	busy     map[string]int            // prompts under way (or waiting for the turn), by session
+	busy     map[string]int            // turns' prompts by session, to name those Serve leaves behind
 	grace    time.Duration             // ShutdownGrace; shorter in tests
 }
 

@@ -44,7 +44,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/podcode/podcode/internal/app"
@@ -608,10 +607,8 @@ func (t *turn) step(ctx context.Context) ([]chat.ToolCall, error) {
 			t.a.App.Bus.PublishFor(t.sess.Tenant, EventTextDelta, map[string]any{"sessionID": t.sess.ID, "text": text})
 		}
 	}
-	var streamed strings.Builder // what the user saw, should the stream fail
 	res, err := t.prov.Stream(ctx, req, func(e provider.Event) {
 		if e.TextDelta != "" {
-			streamed.WriteString(e.TextDelta)
 			send(redacted.Next(e.TextDelta))
 		}
 	})
@@ -622,11 +619,8 @@ func (t *turn) step(ctx context.Context) ([]chat.ToolCall, error) {
 		if ctx.Err() != nil {
 			msg.Status = chat.StatusInterrupted
 		}
-		if msg.Text == "" {
-			msg.Text = streamed.String()
-		}
 		// Stored even when the turn was cancelled: the text the user saw
-		// and why it stopped.
+		// (res.Text holds what streamed) and why it stopped.
 		if serr := t.store(context.WithoutCancel(ctx), msg); serr != nil {
 			t.a.App.Log.Warn("agent: storing a failed model call's message failed", "session", t.sess.ID, "error", serr.Error())
 		}

@@ -91,13 +91,19 @@ type loadedFiles struct {
 }
 
 func (l *loadedFiles) add(path string, data []byte) {
-	sum := sha256.Sum256(data)
+	h := contentHash(data)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.hashes == nil {
 		l.hashes = map[string]string{}
 	}
-	l.hashes[filepath.Clean(path)] = hex.EncodeToString(sum[:])
+	l.hashes[filepath.Clean(path)] = h
+}
+
+// contentHash is the hash a bundle's input is known by.
+func contentHash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 func (l *loadedFiles) get(path string) (string, bool) {
@@ -505,8 +511,7 @@ func (b *Bundler) hash(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(data)
-	h = hex.EncodeToString(sum[:])
+	h = contentHash(data)
 	b.mu.Lock()
 	b.files[path] = h
 	b.mu.Unlock()

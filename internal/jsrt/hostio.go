@@ -280,17 +280,11 @@ func (r *Runtime) reportConsoleDrops(now time.Time) {
 // for a reader for ever, holding a file-operation slot) and refuses what is
 // not a regular file before it truncates anything.
 func writeString(path, data string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NONBLOCK, 0o644)
+	f, err := trust.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644) // truncated only once known to be a file
 	if err != nil {
 		return fmt.Errorf("writeFile: %w", err)
 	}
-	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = fmt.Errorf("writeFile: %s: %w but %s", path, trust.ErrNotRegular, trust.FileType(st.Mode()))
-	}
-	if err == nil {
-		err = f.Truncate(0)
-	}
+	err = f.Truncate(0)
 	if err == nil {
 		_, err = f.WriteString(data)
 	}

@@ -260,8 +260,7 @@ func (r *Runtime) loop() {
 			case <-r.wake:
 				continue
 			case <-r.closed:
-				r.drainQueue()
-				return
+				continue // the check above drains and stops
 			}
 		}
 		if busy {
@@ -298,7 +297,6 @@ func (r *Runtime) drainQueue() {
 		if !time.Now().Before(end) {
 			r.qmu.Lock()
 			dropped := len(r.queue) + 1
-			clear(r.queue)
 			r.queue = nil
 			r.qmu.Unlock()
 			r.Log().Warn("plugin: jobs still queued when its runtime closed were dropped", "dropped", dropped, "after", r.opts.JobLimit.String())

@@ -122,7 +122,6 @@ func NamesOverlap(a, b string) bool {
 // user's choice, and a tool id both servers give goes to the first to
 // register it). Each refusal is a warning that names both servers.
 func refuseOverlapping(specs []Spec) (kept []Spec, warnings []string) {
-	overlap := NamesOverlap
 	refuse := func(s, other Spec) {
 		whose := "the user's"
 		if other.Project {
@@ -135,7 +134,7 @@ func refuseOverlapping(specs []Spec) (kept []Spec, warnings []string) {
 		ok := true
 		for i := 0; i < len(kept); i++ {
 			k := kept[i]
-			if !overlap(s.Name, k.Name) || !s.Project && !k.Project {
+			if !NamesOverlap(s.Name, k.Name) || !s.Project && !k.Project {
 				continue
 			}
 			if s.Project {

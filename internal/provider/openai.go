@@ -221,9 +221,13 @@ func (o *OpenAI) sleep(ctx context.Context, d time.Duration) error {
 }
 
 // readStream reads the server-sent events of a streamed completion.
-func readStream(r io.Reader, onEvent func(Event)) (Response, error) {
-	var res Response
+func readStream(r io.Reader, onEvent func(Event)) (res Response, err error) {
 	var text strings.Builder
+	defer func() {
+		if err != nil {
+			res.Text = text.String() // what streamed before the answer broke off
+		}
+	}()
 	type partial struct {
 		id, name string
 		args     strings.Builder

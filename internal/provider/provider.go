@@ -46,7 +46,9 @@ type Response struct {
 type Provider interface {
 	// Stream sends req, calls onEvent as the answer arrives (on the calling
 	// goroutine), and returns the complete answer. It honours ctx: a
-	// cancelled call returns promptly with ctx's error.
+	// cancelled call returns promptly with ctx's error. An answer that
+	// breaks off (cancelled, cut, malformed) returns with its error the
+	// text that streamed before.
 	Stream(ctx context.Context, req Request, onEvent func(Event)) (Response, error)
 }
 

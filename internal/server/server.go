@@ -175,12 +175,19 @@ func ExpandToken(written string) (string, error) {
 	if written == "" {
 		return "", nil
 	}
+	return expandToken("server.token", written)
+}
+
+// expandToken is a token as written, at key, with {env:NAME} substituted:
+// a variable it names that is unset ("tok-{env:X}" would be a token
+// anyone can guess) or a token that comes out empty is an error.
+func expandToken(key, written string) (string, error) {
 	token, unset := config.ExpandEnvUnset(written)
 	if len(unset) > 0 {
-		return "", fmt.Errorf("config: server.token: the environment variable %s it names is unset", strings.Join(unset, ", "))
+		return "", fmt.Errorf("config: %s: the environment variable %s it names is unset", key, strings.Join(unset, ", "))
 	}
 	if strings.TrimSpace(token) == "" {
-		return "", fmt.Errorf("config: server.token: %q is empty; set the variable it names", written)
+		return "", fmt.Errorf("config: %s: %q is empty; set the variable it names", key, written)
 	}
 	return token, nil
 }
@@ -194,14 +201,9 @@ func ExpandToken(written string) (string, error) {
 func ExpandTokens(serverToken string, tokens []config.TenantToken) ([]config.TenantToken, error) {
 	out := make([]config.TenantToken, 0, len(tokens))
 	for i, t := range tokens {
-		written := t.Token
-		var unset []string
-		t.Token, unset = config.ExpandEnvUnset(t.Token)
-		if len(unset) > 0 { // "tok-{env:X}" with X unset: a token anyone can guess
-			return nil, fmt.Errorf("config: server.tokens[%d] (tenant %d, user %q): the environment variable %s it names is unset", i, t.TenantID, t.UserID, strings.Join(unset, ", "))
-		}
-		if strings.TrimSpace(t.Token) == "" {
-			return nil, fmt.Errorf("config: server.tokens[%d] (tenant %d, user %q): %q is empty; set the variable it names", i, t.TenantID, t.UserID, written)
+		var err error
+		if t.Token, err = expandToken(fmt.Sprintf("server.tokens[%d] (tenant %d, user %q)", i, t.TenantID, t.UserID), t.Token); err != nil {
+			return nil, err
 		}
 		if serverToken != "" && t.Token == serverToken {
 			return nil, fmt.Errorf("config: server.tokens[%d] (tenant %d, user %q): the token is the server's own (server.token or PODCODE_API_TOKEN); give the tenant a token of its own", i, t.TenantID, t.UserID)

@@ -130,9 +130,7 @@ func (s *scan) scope(dir string, vars map[string]string) *scope {
 	}
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		sc.vars[k] = []string{vars[k]}
-		if loaderVars[k] {
-			s.unknown(sc, k+" is set: programs may be looked up or load code elsewhere")
-		}
+		s.loaderVar(sc, k)
 	}
 	return sc
 }
@@ -228,9 +226,7 @@ func (s *scan) assignments(f *syntax.File, sc *scope) bool {
 	var learn func(name string, vals []string, ok bool)
 	learn = func(name string, vals []string, ok bool) {
 		// However it is set (NAME=, for, read, printf -v...).
-		if loaderVars[name] {
-			s.unknown(sc, name+" is set: programs may be looked up or load code elsewhere")
-		}
+		s.loaderVar(sc, name)
 		if !ok {
 			if !sc.unset[name] {
 				sc.unset[name], grew = true, true
@@ -298,6 +294,16 @@ var loaderVars = set("PATH", "IFS", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", 
 	"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_TEMPLATE_DIR", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_PROXY_COMMAND",
 	"GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_OBJECT_DIRECTORY", "HOME", "XDG_CONFIG_HOME", "CURL_HOME", "WGETRC",
 	"JQ_LIBRARY_PATH", "AWKPATH", "MAKEFILES", "MAKEFLAGS")
+
+// loaderVar reports whether name is one of loaderVars, and when it is,
+// records that what sc's commands run cannot be known.
+func (s *scan) loaderVar(sc *scope, name string) bool {
+	if !loaderVars[name] {
+		return false
+	}
+	s.unknown(sc, name+" is set: programs may be looked up or load code elsewhere")
+	return true
+}
 
 func isName(s string) bool {
 	if s == "" || s[0] >= '0' && s[0] <= '9' {
@@ -674,8 +680,7 @@ func (s *scan) wrapper(base string, args []arg, sc *scope) {
 			i++
 		case strings.HasPrefix(v, "-"):
 		case base == "env" && strings.Contains(v, "="):
-			if name, _, _ := strings.Cut(v, "="); loaderVars[name] {
-				s.unknown(sc, name+" is set: programs may be looked up or load code elsewhere")
+			if name, _, _ := strings.Cut(v, "="); s.loaderVar(sc, name) {
 				return
 			}
 		case base == "timeout" && len(v) > 0 && v[0] >= '0' && v[0] <= '9':

@@ -23,8 +23,13 @@ var ErrTooLarge = errors.New("too large to read")
 
 // OpenRegular opens path for reading, following links, without blocking
 // on a FIFO, and returns it only if what it opened is a regular file.
-func OpenRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+func OpenRegular(path string) (*os.File, error) { return OpenFile(path, os.O_RDONLY, 0) }
+
+// OpenFile is os.OpenFile (flag and perm as there) for a regular file
+// only: it opens without blocking on a FIFO and refuses what it opened
+// when that is not a regular file.
+func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NONBLOCK, perm)
 	if err != nil {
 		return nil, err
 	}
