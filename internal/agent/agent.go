@@ -70,7 +70,7 @@ const (
 	EventMessageStored  = "message.stored"    // {sessionID, message: the JSON stored (json.RawMessage in process)}
 	EventTextDelta      = "message.delta"     // {sessionID, text}
 	EventTurnStarted    = "turn.started"      // {sessionID}
-	EventTurnFinished   = "turn.finished"     // {sessionID, status, error?}
+	EventTurnFinished   = "turn.finished"     // {sessionID, status, error?, usage: the turn's (chat.Usage)}
 	EventTurnRefused    = "turn.refused"      // {sessionID, error}: an async turn that never started (server)
 	EventHookRun        = "hook.ran"          // {sessionID, hook}
 	EventCompacted      = "session.compacted" // {sessionID, summarized}
@@ -211,7 +211,7 @@ func (a *Agent) provider(m provider.Model) (provider.Provider, error) {
 	if r := m.Connection.Replay; r != "" && !filepath.IsAbs(r) {
 		m.Connection.Replay = filepath.Join(a.App.Cwd, r) // relative to the project
 	}
-	p, err := provider.For(m)
+	p, err := provider.For(m, a.App.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -265,6 +265,32 @@ type TurnResult struct {
 	Session  store.Session
 	Messages []chat.Message // stored by this turn, in order
 	Text     string         // the final assistant text
+	// Usage is the turn's model calls, summed, with their cost: its own
+	// and those of the sub-agents it ran (task), which its session's usage
+	// does not count (theirs do).
+	Usage chat.Usage
+}
+
+// usageSink collects what the sub-agents of a turn used: a turn puts its
+// own in the context its tools run with, and a turn that finds one there
+// (a sub-agent's) adds its usage to it when it ends.
+type usageSink struct {
+	mu sync.Mutex
+	u  chat.Usage
+}
+
+type usageSinkKey struct{}
+
+func (s *usageSink) add(u chat.Usage) {
+	s.mu.Lock()
+	s.u = s.u.Add(u)
+	s.mu.Unlock()
+}
+
+func (s *usageSink) sum() chat.Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.u
 }
 
 // turn is the state of one Run.
@@ -276,7 +302,10 @@ type turn struct {
 	scope chat.Scope
 	prov  provider.Provider
 	out   *TurnResult
+	sub   *usageSink     // what the turn's sub-agents used
 	hist  []chat.Message // what the model sees, loaded once a turn, then kept up to date
+	// compacted says that the last history(ctx, true) compacted.
+	compacted bool
 }
 
 func (t *turn) emit(e Event) {
@@ -285,7 +314,9 @@ func (t *turn) emit(e Event) {
 	}
 }
 
-func (t *turn) ctx(ctx context.Context) context.Context { return chat.WithScope(ctx, t.scope) }
+func (t *turn) ctx(ctx context.Context) context.Context {
+	return context.WithValue(chat.WithScope(ctx, t.scope), usageSinkKey{}, t.sub)
+}
 
 // store appends m, with known secrets redacted, and tells the bus. The
 // model reads the history from the store, so it never sees them either.
@@ -441,7 +472,7 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 	if channel == "" {
 		channel = sess.Channel
 	}
-	t := &turn{a: a, req: req, sess: sess, model: model, prov: prov, out: &TurnResult{Session: sess, Messages: closed},
+	t := &turn{a: a, req: req, sess: sess, model: model, prov: prov, out: &TurnResult{Session: sess, Messages: closed}, sub: &usageSink{},
 		scope: chat.Scope{Tenant: req.Tenant, SessionID: sess.ID, Channel: channel, ChatID: req.ChatID, UserID: req.UserID, TenantID: req.TenantID,
 			Model: model.Name(), MaxContext: model.Limit.Context, Usage: sess.Usage}}
 	// The loop guard counts within a turn: its count, and the arguments of
@@ -502,7 +533,11 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 		// nodes, until its lease runs out): say so.
 		a.App.Log.Error("agent: storing the status of a turn's end failed", "session", sess.ID, "status", status, "error", err.Error())
 	}
-	fin := map[string]any{"sessionID": sess.ID, "status": turnStatus}
+	t.out.Usage = t.out.Usage.Add(t.sub.sum())
+	if parent, _ := ctx.Value(usageSinkKey{}).(*usageSink); parent != nil {
+		parent.add(t.out.Usage) // a sub-agent's: its turn's cost is its caller's too
+	}
+	fin := map[string]any{"sessionID": sess.ID, "status": turnStatus, "usage": t.out.Usage}
 	if runErr != nil {
 		fin["error"] = runErr.Error()
 	}
@@ -586,17 +621,46 @@ func (t *turn) loop(ctx context.Context) error {
 	}
 }
 
-// step makes one model call and stores the assistant message.
+// step makes one model call and stores the assistant message. A call the
+// provider refuses as longer than the model's context is made again once,
+// after compacting the history whatever its estimated size; refused again,
+// or with nothing to compact, the turn fails saying what to do.
 func (t *turn) step(ctx context.Context) ([]chat.ToolCall, error) {
-	history, err := t.history(ctx)
+	calls, err := t.call(ctx, false)
+	if !errors.Is(err, provider.ErrContextOverflow) {
+		return calls, err
+	}
+	first := err
+	calls, err = t.call(ctx, true)
+	switch {
+	case errors.Is(err, errNothingToCompact):
+		return nil, fmt.Errorf("%w, and there is nothing left to compact: start a new session, or pick a model with a larger context (--model)", first)
+	case errors.Is(err, provider.ErrContextOverflow):
+		return nil, fmt.Errorf("%w; it is still too long after compaction: start a new session, or pick a model with a larger context (--model)", err)
+	}
+	return calls, err
+}
+
+// errNothingToCompact: a forced compaction found nothing to summarize.
+var errNothingToCompact = errors.New("nothing to compact")
+
+// call is step's model call, after compacting the history when it is
+// near the model's context, or, with force, whenever there is something to
+// compact. A refusal for the context's length is not stored: the step is
+// made again (step).
+func (t *turn) call(ctx context.Context, force bool) ([]chat.ToolCall, error) {
+	history, err := t.history(ctx, force)
 	if err != nil {
 		return nil, err
+	}
+	if force && !t.compacted {
+		return nil, errNothingToCompact
 	}
 	params, steps := t.a.App.Runner.ChatParams(t.ctx(ctx), pipeline.ChatInput{SessionID: t.sess.ID, Agent: t.req.Agent, Model: t.model, Specified: t.req.Specified})
 	// Paired: a history an older Podcode left with an unanswered call
 	// further back is still one the provider accepts.
 	req := provider.Request{Model: t.model, Params: params, System: t.a.App.Config.Agent.System, Messages: chat.Paired(history), Tools: t.toolSpecs(),
-		Channel: t.scope.Channel}
+		Channel: t.scope.Channel, SessionID: t.sess.ID}
 	// The text is redacted as it streams, once, for every reader of the
 	// turn's progress (an editor, the CLI, /events), as the stored message
 	// is: a secret split between two deltas waits for the second.
@@ -613,20 +677,29 @@ func (t *turn) step(ctx context.Context) ([]chat.ToolCall, error) {
 		}
 	})
 	send(redacted.Rest())
-	msg := &chat.Message{Role: chat.RoleAssistant, Text: res.Text, ToolCalls: res.ToolCalls, Usage: &res.Usage, Hooks: pipelineRuns(steps)}
+	res.Usage.Cost = t.model.Cost(res.Usage)
+	msg := &chat.Message{Role: chat.RoleAssistant, Text: res.Text, ToolCalls: res.ToolCalls, Usage: &res.Usage, Hooks: pipelineRuns(steps),
+		Model: t.model.Name(), Reasoning: res.Reasoning}
+	if err != nil && errors.Is(err, provider.ErrContextOverflow) && !force && res.Text == "" {
+		return nil, fmt.Errorf("model %s: %w", t.model.Name(), err)
+	}
 	if err != nil {
 		msg.Status, msg.Error = chat.StatusError, err.Error()
 		if ctx.Err() != nil {
 			msg.Status = chat.StatusInterrupted
 		}
 		// Stored even when the turn was cancelled: the text the user saw
-		// (res.Text holds what streamed) and why it stopped.
-		if serr := t.store(context.WithoutCancel(ctx), msg); serr != nil {
+		// (res.Text holds what streamed), why it stopped, and what the
+		// call used until then (a provider bills a call cut short).
+		t.scope.Usage = t.scope.Usage.Add(res.Usage)
+		t.out.Usage = t.out.Usage.Add(res.Usage)
+		if serr := t.storeStep(context.WithoutCancel(ctx), msg, res.Usage); serr != nil {
 			t.a.App.Log.Warn("agent: storing a failed model call's message failed", "session", t.sess.ID, "error", serr.Error())
 		}
 		return nil, fmt.Errorf("model %s: %w", t.model.Name(), err)
 	}
 	t.scope.Usage = t.scope.Usage.Add(res.Usage)
+	t.out.Usage = t.out.Usage.Add(res.Usage)
 	if err := t.storeStep(ctx, msg, res.Usage); err != nil {
 		return nil, err
 	}
@@ -704,6 +777,13 @@ func (t *turn) unfinished(ctx context.Context, calls []chat.ToolCall, why string
 // redact replaces known secrets in what a message carries.
 func redact(r interface{ String(string) string }, m *chat.Message) {
 	m.Text, m.Error = r.String(m.Text), r.String(m.Error)
+	for i := range m.Reasoning {
+		// Signed thinking that redaction changed would be refused if sent
+		// back: it is kept to be shown, unsigned (chat.Reasoning).
+		if text := r.String(m.Reasoning[i].Text); text != m.Reasoning[i].Text {
+			m.Reasoning[i].Text, m.Reasoning[i].Signature = text, ""
+		}
+	}
 	for i := range m.ToolCalls {
 		m.ToolCalls[i].Args = json.RawMessage(r.String(string(m.ToolCalls[i].Args)))
 	}

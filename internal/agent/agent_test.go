@@ -354,6 +354,11 @@ func TestSubAgentFiresItsHooks(t *testing.T) {
 	if len(msgs) < 2 || msgs[0].Role != chat.RoleContext || msgs[0].Text != "you only read" || msgs[1].Role != chat.RoleUser {
 		t.Errorf("child messages %+v", msgs)
 	}
+	// The turn's usage counts the sub-agent's calls; each session counts
+	// its own.
+	if child.Usage.Input == 0 || res.Usage != res.Session.Usage.Add(child.Usage) {
+		t.Errorf("turn %+v, session %+v, child %+v", res.Usage, res.Session.Usage, child.Usage)
+	}
 }
 
 func TestCompaction(t *testing.T) {

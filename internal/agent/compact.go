@@ -22,8 +22,10 @@ const (
 // history returns what the model sees: the latest summary, then every
 // message after what it summarizes. It is read from the store once a turn
 // and kept up to date as messages are stored. It compacts first when
-// needed.
-func (t *turn) history(ctx context.Context) ([]chat.Message, error) {
+// needed, or, with force (the provider refused the history as too long
+// for the model's context), whenever there is something to compact.
+func (t *turn) history(ctx context.Context, force bool) ([]chat.Message, error) {
+	t.compacted = false
 	if t.hist == nil {
 		var err error
 		if t.hist, err = t.a.Store.Recent(ctx, t.sess.ID); err != nil {
@@ -32,7 +34,7 @@ func (t *turn) history(ctx context.Context) ([]chat.Message, error) {
 	}
 	msgs := t.hist
 	limit := t.model.Limit.Context
-	if limit <= 0 || estimate(msgs) < int(float64(limit)*compactAt) {
+	if !force && (limit <= 0 || estimate(msgs) < int(float64(limit)*compactAt)) {
 		return msgs, nil
 	}
 	// The context hooks gave at the start of the session stays as it is.
@@ -40,7 +42,7 @@ func (t *turn) history(ctx context.Context) ([]chat.Message, error) {
 	for lead < len(msgs) && msgs[lead].Role == chat.RoleContext {
 		lead++
 	}
-	cut := cutPoint(msgs)
+	cut, midTurn := cutPoint(msgs)
 	if cut <= lead {
 		return msgs, nil
 	}
@@ -54,7 +56,7 @@ func (t *turn) history(ctx context.Context) ([]chat.Message, error) {
 		t.a.App.Log.Info("agent: a PreCompact hook declined compaction", "session", t.sess.ID, "message", rep.Result.Message)
 		return msgs, nil
 	}
-	summary := &chat.Message{Role: chat.RoleSummary, Text: summarize(msgs[lead:cut]), Through: msgs[cut-1].Seq, Hooks: lifecycleRuns(rep)}
+	summary := &chat.Message{Role: chat.RoleSummary, Text: summarize(msgs[lead:cut], midTurn), Through: msgs[cut-1].Seq, Hooks: lifecycleRuns(rep)}
 	if err := t.store(ctx, summary); err != nil {
 		return nil, err
 	}
@@ -66,19 +68,31 @@ func (t *turn) history(ctx context.Context) ([]chat.Message, error) {
 	}
 	t.a.App.Bus.PublishFor(t.sess.Tenant, EventCompacted, map[string]any{"sessionID": t.sess.ID, "summarized": cut - lead})
 	t.hist = append(append(append([]chat.Message{}, msgs[:lead]...), *summary), msgs[cut:]...)
+	t.compacted = true
 	return t.hist, nil
 }
 
 // cutPoint is where the recent messages start: a user message with at
-// least keepRecent messages from it on, or 0 when there is none.
-func cutPoint(msgs []chat.Message) int {
+// least keepRecent messages from it on; failing one (a single turn of many
+// tool calls), an assistant message with as many after it (midTurn), before
+// which every call has its result, since results follow their calls. 0
+// when there is neither.
+func cutPoint(msgs []chat.Message) (cut int, midTurn bool) {
 	for i := len(msgs) - keepRecent; i > 0; i-- {
 		if msgs[i].Role == chat.RoleUser {
-			return i
+			return i, false
 		}
 	}
-	return 0
+	for i := len(msgs) - keepRecent; i > 0; i-- {
+		if msgs[i].Role == chat.RoleAssistant {
+			return i, true
+		}
+	}
+	return 0, false
 }
+
+// promptCap bounds the prompt a summary made mid-turn keeps whole.
+const promptCap = 16 << 10
 
 // estimate counts about four characters a token.
 func estimate(msgs []chat.Message) int {
@@ -91,10 +105,25 @@ func estimate(msgs []chat.Message) int {
 
 // summarize writes a plain summary of msgs: what was asked, which tools
 // ran with what outcome, what was answered; each line shortened, the whole
-// capped. It needs no model, so it works offline and never fails.
-func summarize(msgs []chat.Message) string {
+// capped. With midTurn (msgs end inside the turn under way), the turn's
+// prompt, the last user message, is kept whole (up to promptCap), since
+// the model is still working on it. It needs no model, so it works offline
+// and never fails.
+func summarize(msgs []chat.Message, midTurn bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Summary of %d earlier messages:\n", len(msgs))
+	if midTurn {
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Role == chat.RoleUser {
+				prompt := msgs[i].Text
+				if len(prompt) > promptCap {
+					prompt = strings.ToValidUTF8(prompt[:promptCap], "") + "…"
+				}
+				fmt.Fprintf(&b, "The request being worked on, in full:\n%s\n\nWhat happened before and since:\n", prompt)
+				break
+			}
+		}
+	}
 	for _, m := range msgs {
 		var line string
 		switch m.Role {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/logtest"
+	"github.com/podcode/podcode/internal/provider"
 	"github.com/podcode/podcode/plugin"
 )
 
@@ -32,6 +33,9 @@ type Project struct {
 	// server.*) goes here.
 	User  map[string]any
 	Hooks func(*plugin.Dispatcher) error
+	// Env are environment variables set for the test (t.Setenv) after the
+	// environment's provider keys were cleared: a provider's key, say.
+	Env map[string]string
 	// Untrusted boots without trusting the project's code, as a user who
 	// never ran `podcode trust` would; by default the project is trusted,
 	// as the tests' own fixtures are.
@@ -44,6 +48,7 @@ type Logs = logtest.Logs
 // Dir writes the project and returns its directory.
 func Dir(t testing.TB, p Project) string {
 	t.Helper()
+	clearProviderKeys(t)
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +89,10 @@ func Boot(t testing.TB, p Project) (*app.App, *Logs) {
 // BootDir boots Podcode in an existing project directory.
 func BootDir(t testing.TB, dir string, p Project) (*app.App, *Logs) {
 	t.Helper()
+	clearProviderKeys(t)
+	for k, v := range p.Env {
+		t.Setenv(k, v)
+	}
 	logs := &Logs{}
 	if p.UserDir == "" {
 		p.UserDir = t.TempDir() // nothing from the real user's config
@@ -132,6 +141,18 @@ func RequireNodeModules(t testing.TB, dir string, packages ...string) {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil {
 			abs, _ := filepath.Abs(dir)
 			t.Fatalf("npm package %s is not installed: run `npm ci` in %s (scripts/test does)", pkg, abs)
+		}
+	}
+}
+
+// clearProviderKeys unsets, for the test, the environment's provider keys
+// and cloud credentials: a key there would make a real provider's model
+// the default, and the test's turns would reach it with the user's key.
+// A test that wants one gives it in Project.Env.
+func clearProviderKeys(t testing.TB) {
+	for _, name := range provider.KeyVariables() {
+		if os.Getenv(name) != "" {
+			t.Setenv(name, "")
 		}
 	}
 }

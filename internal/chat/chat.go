@@ -39,10 +39,14 @@ type Message struct {
 	Result    *Result    `json:"result,omitempty"`    // tool messages
 	Hooks     []HookRun  `json:"hooks,omitempty"`     // what ran around this message
 	Usage     *Usage     `json:"usage,omitempty"`     // assistant messages: the model call's tokens
-	Through   int64      `json:"through,omitempty"`   // summary messages: the last seq they summarize
-	Status    string     `json:"status"`
-	Error     string     `json:"error,omitempty"`
-	CreatedAt time.Time  `json:"createdAt"`
+	Model     string     `json:"model,omitempty"`     // assistant messages: the model that answered, "provider/model"
+	// Reasoning is the thinking that came with an assistant message, kept
+	// to be sent back to the model that made it (Model): see Reasoning.
+	Reasoning []Reasoning `json:"reasoning,omitempty"`
+	Through   int64       `json:"through,omitempty"` // summary messages: the last seq they summarize
+	Status    string      `json:"status"`
+	Error     string      `json:"error,omitempty"`
+	CreatedAt time.Time   `json:"createdAt"`
 }
 
 // Size is the number of bytes of m a model reads: its text, its tool calls
@@ -63,6 +67,23 @@ type ToolCall struct {
 	ID   string          `json:"id"`
 	Tool string          `json:"tool"`
 	Args json.RawMessage `json:"args"`
+	// Signature is the provider's opaque token for the call (Gemini's
+	// thought signature), sent back with it to the model that made it.
+	Signature string `json:"signature,omitempty"`
+}
+
+// Reasoning is one piece of a model's thinking, as its provider gave it.
+// What it holds is sent back unchanged, and only to the model that made it
+// (the message's Model): Anthropic refuses a tool loop whose signed
+// thinking was altered or left out, the Responses API continues its
+// reasoning across tool calls only from its own encrypted items, Gemini
+// from its thought signatures. A piece without Signature or Data (cut off
+// mid-stream, or altered when secrets were redacted) is shown, never sent.
+type Reasoning struct {
+	Text      string `json:"text,omitempty"`      // the thinking as the model showed it (a summary, for OpenAI and Gemini)
+	Signature string `json:"signature,omitempty"` // Anthropic: the thinking block's signature; Gemini: the part's thought signature
+	Data      string `json:"data,omitempty"`      // opaque: Anthropic's redacted_thinking data, OpenAI's encrypted_content
+	ID        string `json:"id,omitempty"`        // OpenAI: the reasoning item's id
 }
 
 // Result is the outcome of one tool call, as the model sees it.
@@ -75,15 +96,27 @@ type Result struct {
 	IsError  bool           `json:"isError,omitempty"`
 }
 
-// Usage counts tokens.
+// Usage counts the tokens of a model call (or of a turn, a session: the
+// sum of its calls) and what they cost. The counts mean the same for every
+// provider: Input is every token the model read, those its prompt cache
+// served or stored included; CacheRead and CacheWrite are the parts of
+// Input read from and written to the cache; Output is every token it
+// wrote, Reasoning the part of it that was thinking.
 type Usage struct {
-	Input  int64 `json:"input"`
-	Output int64 `json:"output"`
+	Input      int64 `json:"input"`
+	Output     int64 `json:"output"`
+	CacheRead  int64 `json:"cacheRead,omitempty"`
+	CacheWrite int64 `json:"cacheWrite,omitempty"`
+	Reasoning  int64 `json:"reasoning,omitempty"`
+	// Cost is in US dollars, at the model's prices in the catalog when
+	// the call was made; 0 when its prices are not known.
+	Cost float64 `json:"cost,omitempty"`
 }
 
 // Add returns u plus v.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{Input: u.Input + v.Input, Output: u.Output + v.Output}
+	return Usage{Input: u.Input + v.Input, Output: u.Output + v.Output, CacheRead: u.CacheRead + v.CacheRead,
+		CacheWrite: u.CacheWrite + v.CacheWrite, Reasoning: u.Reasoning + v.Reasoning, Cost: u.Cost + v.Cost}
 }
 
 // HookRun is one hook that ran: a plugin's pipeline hook or a lifecycle

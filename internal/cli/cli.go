@@ -36,7 +36,7 @@ func newRoot() *cobra.Command {
 	}
 	root.PersistentFlags().BoolVar(&bootOptions.TrustAll, "trust-all", bootOptions.TrustAll,
 		"run the project's code without asking the trust store (for CI; PODCODE_TRUST_ALL=1 does the same)")
-	root.AddCommand(newVersionCmd(), newServeCmd(), newRunCmd(), newPluginCmd(), newToolCmd(), newHookCmd(), newTrustCmd(), newMCPCmd(), newACPCmd())
+	root.AddCommand(newVersionCmd(), newServeCmd(), newRunCmd(), newModelsCmd(), newPluginCmd(), newToolCmd(), newHookCmd(), newTrustCmd(), newMCPCmd(), newACPCmd())
 	suggestHelp(root)
 	return root
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -82,6 +83,9 @@ fails.
 				}
 				defer leave()
 				if sessionID == "" {
+					if model == "" {
+						printModelChoice(errOut, a)
+					}
 					sess, err := ag.NewSession(ctx, agent.SessionRequest{Channel: "cli", Model: model, Title: title(prompt)})
 					if err != nil {
 						return err
@@ -89,9 +93,14 @@ fails.
 					sessionID = sess.ID
 				}
 				events.follow(sessionID)
-				_, err = ag.Run(ctx, agent.TurnRequest{SessionID: sessionID, Prompt: prompt, Channel: "cli", OnEvent: onEvent})
+				res, err := ag.Run(ctx, agent.TurnRequest{SessionID: sessionID, Prompt: prompt, Channel: "cli", OnEvent: onEvent})
 				printer.finish() // the text's last line ends before the session line
 				printPluginTrouble(errOut, a)
+				if res != nil && !asJSON {
+					if line := usageLine(res.Usage); line != "" {
+						fmt.Fprintln(errOut, line)
+					}
+				}
 				fmt.Fprintf(errOut, "session %s\n", sessionID)
 				if errors.Is(ctx.Err(), context.Canceled) {
 					return fmt.Errorf("the turn was cancelled")
@@ -314,4 +323,64 @@ func printPluginTrouble(w io.Writer, a *app.App) {
 			fmt.Fprintf(w, "plugin %s: %s\n", printable(p.ID), printable(st))
 		}
 	}
+}
+
+// printModelChoice says which model a new session uses when the config
+// names none and a provider's key in the environment picked it.
+func printModelChoice(w io.Writer, a *app.App) {
+	why := a.Models.DefaultWhy()
+	if why == "" {
+		return
+	}
+	m, err := a.Models.Default()
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(w, "model %s (%s; another: --model provider/model, or \"model\" in podcode.json; podcode models lists them)\n", m.Name(), why)
+}
+
+// usageLine is a turn's tokens and cost for a person: "tokens: 12,345 in
+// (10,000 from the cache), 678 out · $0.0123"; "" for a turn that made no
+// model call.
+func usageLine(u chat.Usage) string {
+	if u.Input == 0 && u.Output == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "tokens: %s in", thousands(u.Input))
+	if u.CacheRead > 0 || u.CacheWrite > 0 {
+		var parts []string
+		if u.CacheRead > 0 {
+			parts = append(parts, thousands(u.CacheRead)+" read from the cache")
+		}
+		if u.CacheWrite > 0 {
+			parts = append(parts, thousands(u.CacheWrite)+" written to it")
+		}
+		fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(&b, ", %s out", thousands(u.Output))
+	if u.Reasoning > 0 {
+		fmt.Fprintf(&b, " (%s thinking)", thousands(u.Reasoning))
+	}
+	if u.Cost > 0 {
+		fmt.Fprintf(&b, " · $%s", dollars(u.Cost))
+	}
+	return b.String()
+}
+
+// thousands writes n with commas between its thousands.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// dollars writes a cost with four significant decimals for small ones.
+func dollars(c float64) string {
+	if c >= 1 {
+		return strconv.FormatFloat(c, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(c, 'f', 4, 64)
 }

@@ -71,6 +71,13 @@ func TestRunJSONPrintsTheEvents(t *testing.T) {
 			t.Fatalf("not an event: %q (%v)", line, err)
 		}
 		types = append(types, ev.Type)
+		if ev.Type == "turn.finished" {
+			// The turn's tokens (and cost, when the model's prices are
+			// known) are in its end.
+			if u, _ := ev.Properties["usage"].(map[string]any); u == nil || u["input"].(float64) <= 0 || u["output"].(float64) <= 0 {
+				t.Errorf("turn.finished without usage: %s", line)
+			}
+		}
 		if id, ok := ev.Properties["sessionID"].(string); ok {
 			if session == "" {
 				session = id

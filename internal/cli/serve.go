@@ -106,6 +106,7 @@ included, for go tool pprof, when it stops gracefully (SIGTERM, Ctrl-C).
 				// Timeouts and connection caps: server.* in the user's config.
 				hs, ln := srv.HTTP(ln, server.LimitsFrom(a.Config.Server))
 				printSkipped(cmd.ErrOrStderr(), a) // where the person who started it looks
+				printModelChoice(cmd.ErrOrStderr(), a)
 				fmt.Fprintf(cmd.ErrOrStderr(), "podcode serving on http://%s\n", ln.Addr())
 				a.Log.Info("server: listening", "addr", ln.Addr().String(), "plugins", len(a.Plugins.Plugins))
 				errc := make(chan error, 1)

@@ -213,6 +213,18 @@ type Model struct {
 	Limit     Limit          `json:"limit"`
 	Options   map[string]any `json:"options,omitempty"`
 	Reasoning bool           `json:"reasoning,omitempty"` // the model takes a reasoning-effort option
+	// Cost is what the user pays for the model, replacing the catalog's
+	// prices (the user's file only).
+	Cost *Cost `json:"cost,omitempty"`
+}
+
+// Cost is a model's prices in US dollars per million tokens: of input read
+// afresh, of output, of input read from the prompt cache and written to it.
+type Cost struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead,omitempty"`
+	CacheWrite float64 `json:"cacheWrite,omitempty"`
 }
 
 // Limit is a model's token limits.
@@ -867,6 +879,9 @@ func mergeProvider(base, over Provider) Provider {
 		mergeNonZero(&b.Limit.Output, m.Limit.Output)
 		b.Options = mergeMaps(b.Options, m.Options)
 		b.Reasoning = b.Reasoning || m.Reasoning
+		if m.Cost != nil {
+			b.Cost = m.Cost
+		}
 		out.Models[name] = b
 	}
 	return out
@@ -976,6 +991,9 @@ func validate(path string, data []byte, obj *hujson.Object, f *file) error {
 			}
 			if m.Limit.Context > 0 && m.Limit.Output > m.Limit.Context {
 				return at(key, fmt.Sprintf("output limit %d exceeds the context limit %d", m.Limit.Output, m.Limit.Context))
+			}
+			if c := m.Cost; c != nil && (c.Input < 0 || c.Output < 0 || c.CacheRead < 0 || c.CacheWrite < 0) {
+				return at("provider."+pname+".models."+mname+".cost", "prices must not be negative")
 			}
 		}
 	}

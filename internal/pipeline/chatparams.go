@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"maps"
 
@@ -61,7 +62,11 @@ func ChatPayload(in ChatInput) map[string]any {
 //     effect, lowering it works;
 //   - options are merged over the provider's and the model's configured
 //     options and the reasoning-effort option Podcode computes for reasoning
-//     models; the keys the pipeline returns win (SPEC H15).
+//     models (the catalog's default effort for the model, else "medium");
+//     the keys the pipeline returns win (SPEC H15). Each provider reads
+//     the merged options into its own API's (internal/provider: thinking
+//     budgets or levels, reasoning effort and summaries, prompt caching),
+//     so a plugin's options reach every provider the same way.
 func (r *Runner) ChatParams(ctx context.Context, in ChatInput) (provider.Params, []Step) {
 	out, steps := r.Run(ctx, jsplugin.HookChatParams, ChatPayload(in))
 	return Finalize(in.Model, out), steps
@@ -86,7 +91,7 @@ func Finalize(m provider.Model, v map[string]any) provider.Params {
 	}
 	if m.Reasoning {
 		if _, set := opts[ReasoningEffortKey]; !set {
-			opts[ReasoningEffortKey] = DefaultReasoningEffort
+			opts[ReasoningEffortKey] = cmp.Or(m.DefaultEffort, DefaultReasoningEffort)
 		}
 	}
 	if pluginOpts, ok := v["options"].(map[string]any); ok {

@@ -1,9 +1,7 @@
 package provider
 
 import (
-	"bytes"
 	"encoding/json"
-	"slices"
 
 	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/jsonw"
@@ -13,15 +11,18 @@ import (
 // model call, so the messages are written without reflection (a step's
 // request grows with the turn; encoding/json took about 0.9 µs a message),
 // and the tools, the same from one call to the next, are encoded once and
-// kept (toolsJSON) until they change. The small fields go through
+// kept (toolCache) until they change. The small fields go through
 // encoding/json as before: the options the config passes, then the fixed
 // keys over them.
 func (o *OpenAI) body(req Request) ([]byte, error) {
 	head := map[string]any{}
 	for k, v := range req.Params.Options {
-		head[optionKey(k)] = v
+		if name, ok := chatOption(k); ok {
+			head[name] = v
+		}
 	}
 	delete(head, "messages")
+	delete(head, "tools")
 	head["model"] = req.Model.ModelID
 	head["stream"] = true
 	head["stream_options"] = map[string]any{"include_usage": true}
@@ -39,9 +40,8 @@ func (o *OpenAI) body(req Request) ([]byte, error) {
 	}
 	var tools []byte
 	if len(req.Tools) > 0 {
-		delete(head, "tools")
 		var err error
-		if tools, err = o.toolsJSON(req.Tools); err != nil {
+		if tools, err = o.tools.get(req.Tools, chatTools); err != nil {
 			return nil, err
 		}
 	}
@@ -143,21 +143,8 @@ func appendMessages(b []byte, req Request) []byte {
 	return append(b, ']')
 }
 
-// toolsJSON is the API's tools array for a list of tool specs, kept for
-// the next request with the same specs.
-type toolsJSON struct {
-	specs []ToolSpec
-	json  []byte
-}
-
-// toolsJSON returns the tools array for specs, encoded once per distinct
-// list (compared by value: the caller builds a new slice each call).
-func (o *OpenAI) toolsJSON(specs []ToolSpec) ([]byte, error) {
-	if c := o.tools.Load(); c != nil && slices.EqualFunc(c.specs, specs, func(a, b ToolSpec) bool {
-		return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.Parameters, b.Parameters)
-	}) {
-		return c.json, nil
-	}
+// chatTools is the API's tools array for specs.
+func chatTools(specs []ToolSpec) ([]byte, error) {
 	var tools []any
 	for _, t := range specs {
 		params := t.Parameters
@@ -167,14 +154,5 @@ func (o *OpenAI) toolsJSON(specs []ToolSpec) ([]byte, error) {
 		tools = append(tools, map[string]any{"type": "function", "function": map[string]any{
 			"name": t.Name, "description": t.Description, "parameters": params}})
 	}
-	out, err := json.Marshal(tools)
-	if err != nil {
-		return nil, err
-	}
-	kept := make([]ToolSpec, len(specs))
-	for i, t := range specs {
-		kept[i] = ToolSpec{Name: t.Name, Description: t.Description, Parameters: bytes.Clone(t.Parameters)}
-	}
-	o.tools.Store(&toolsJSON{specs: kept, json: out})
-	return out, nil
+	return json.Marshal(tools)
 }

@@ -50,8 +50,11 @@ func referenceBody(req Request) ([]byte, error) {
 	}
 	body := map[string]any{}
 	for k, v := range req.Params.Options {
-		body[optionKey(k)] = v
+		if name, ok := chatOption(k); ok {
+			body[name] = v
+		}
 	}
+	delete(body, "tools")
 	body["model"] = req.Model.ModelID
 	body["messages"] = msgs
 	body["stream"] = true

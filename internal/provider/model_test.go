@@ -1,11 +1,17 @@
 package provider
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/config"
 )
 
@@ -102,19 +108,115 @@ func TestProjectReplayPinned(t *testing.T) {
 	if m.Connection.Replay != filepath.Join(project, "turn.jsonl") || m.Connection.ReplaySum == "" {
 		t.Fatalf("connection %+v", m.Connection)
 	}
-	if _, err := For(m); err != nil {
+	if _, err := For(m, nil); err != nil {
 		t.Errorf("as trusted: %v", err)
 	}
 	os.WriteFile(filepath.Join(project, "turn.jsonl"), []byte(`{"toolCalls": [{"tool": "bash", "args": {"command": "id"}}]}`+"\n"), 0o644)
-	if _, err := For(m); err == nil || !strings.Contains(err.Error(), "changed since the project's configuration was trusted") {
+	if _, err := For(m, nil); err == nil || !strings.Contains(err.Error(), "changed since the project's configuration was trusted") {
 		t.Errorf("changed: %v", err)
 	}
 	os.Remove(filepath.Join(project, "turn.jsonl"))
-	if _, err := For(m); err == nil {
+	if _, err := For(m, nil); err == nil {
 		t.Error("a removed recording loaded")
 	}
 	user := NewCatalog(&config.Config{Provider: map[string]config.Provider{"offline": {Options: map[string]any{"replay": "turn.jsonl"}}}})
 	if m, _ := user.Default(); m.Connection.ReplaySum != "" || m.Connection.Replay != "turn.jsonl" {
 		t.Errorf("the user's replay %+v", m.Connection)
+	}
+}
+
+// A provider's key in the environment goes to that provider only: a
+// provider of the user's own (an endpoint of theirs, whatever API it
+// speaks) never reads another's variable; the catalog's providers read
+// their own, and an explicit apiKey wins.
+func TestKeysGoOnlyToTheirProvider(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-openai")
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant")
+	t.Setenv("GEMINI_API_KEY", "gm")
+	t.Setenv("XAI_API_KEY", "xai")
+	cat := NewCatalog(&config.Config{Provider: map[string]config.Provider{
+		"local":  {Options: map[string]any{"baseURL": "http://127.0.0.1:1/v1"}, Models: map[string]config.Model{"m": {}}},
+		"mine":   {Options: map[string]any{"api": APIAnthropic, "baseURL": "http://127.0.0.1:2"}, Models: map[string]config.Model{"c": {}}},
+		"gproxy": {Options: map[string]any{"api": APIGemini, "baseURL": "http://127.0.0.1:3"}, Models: map[string]config.Model{"g": {}}},
+		"openai": {Options: map[string]any{"apiKey": "sk-explicit"}},
+	}})
+	for name, want := range map[string]string{"local/m": "", "mine/c": "", "gproxy/g": "", "anthropic/claude-haiku-4-5": "sk-ant",
+		"gemini/gemini-2.5-flash": "gm", "xai/grok-4.5": "xai", "openai/gpt-5.4": "sk-explicit"} {
+		m, err := cat.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Connection.APIKey != want {
+			t.Errorf("%s: key %q, want %q", name, m.Connection.APIKey, want)
+		}
+	}
+	if m, _ := cat.Lookup("xai/grok-4.5"); m.Connection.BaseURL != "https://api.x.ai/v1" || m.Connection.API != APIChat || m.Connection.KeyEnv != "XAI_API_KEY" {
+		t.Errorf("xai: %+v", m.Connection)
+	}
+	// Gemini's key may be in either of Google's variables.
+	t.Setenv("GEMINI_API_KEY", "")
+	t.Setenv("GOOGLE_API_KEY", "gk")
+	if m, _ := NewCatalog(nil).Lookup("gemini/gemini-2.5-flash"); m.Connection.APIKey != "gk" {
+		t.Errorf("GOOGLE_API_KEY: %+v", m.Connection)
+	}
+}
+
+// The catalog: a model known by its id or its undated alias, with its
+// limits, reasoning and prices; the user's file overrides what it sets
+// (limits, prices); a model nobody knows is an error naming the closest.
+func TestEmbeddedCatalog(t *testing.T) {
+	cat := NewCatalog(&config.Config{Provider: map[string]config.Provider{"anthropic": {Models: map[string]config.Model{
+		"claude-haiku-4-5": {Limit: config.Limit{Output: 1000}, Cost: &config.Cost{Input: 9, Output: 9}}}}}})
+	m, err := cat.Lookup("anthropic/claude-sonnet-4-5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.ModelID != "claude-sonnet-4-5" || m.Limit.Context != 200000 || m.Limit.Output != 64000 || !m.Reasoning || m.Price.Input != 3 ||
+		m.Price.CacheRead != 0.3 || m.Price.CacheWrite != 3.75 || m.Connection.API != APIAnthropic {
+		t.Errorf("sonnet 4.5 %+v", m)
+	}
+	if m, _ := cat.Lookup("anthropic/claude-haiku-4-5"); m.Limit.Output != 1000 || m.Limit.Context != 200000 || m.Price.Input != 9 || m.Price.CacheRead != 0 {
+		t.Errorf("haiku, overridden: %+v", m)
+	}
+	if got := m.Cost(chat.Usage{Input: 1_000_000, CacheRead: 600_000, CacheWrite: 100_000, Output: 10_000}); fmt.Sprintf("%.4f", got) != "1.6050" {
+		t.Errorf("cost %v: 300k fresh × 3 + 600k read × 0.3 + 100k written × 3.75 + 10k out × 15, per million", got)
+	}
+	if _, err := cat.Lookup("anthropic/claude-sonet-4-5"); err == nil || !strings.Contains(err.Error(), "closest: claude-sonnet-4-") ||
+		!strings.Contains(err.Error(), "podcode models anthropic") {
+		t.Errorf("a typo: %v", err)
+	}
+	if len(Known()) < 20 {
+		t.Errorf("%d providers", len(Known()))
+	}
+}
+
+// A provider that needs a key, with none set, says which variable to set,
+// before anything is sent.
+func TestNoKeySaysWhichToSet(t *testing.T) {
+	for _, c := range []struct{ model, env string }{{"anthropic/claude-haiku-4-5", "ANTHROPIC_API_KEY"}, {"openai/gpt-5.4", "OPENAI_API_KEY"},
+		{"gemini/gemini-2.5-flash", "GEMINI_API_KEY"}} {
+		for _, name := range KeyVariables() {
+			t.Setenv(name, "")
+		}
+		m, err := NewCatalog(nil).Lookup(c.model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := For(m, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Stream(context.Background(), Request{Model: m, Messages: []chat.Message{{Role: chat.RoleUser, Text: "hi"}}}, func(Event) {})
+		if !errors.Is(err, ErrNoKey) || !strings.Contains(err.Error(), "set "+c.env) {
+			t.Errorf("%s: %v", c.model, err)
+		}
+	}
+}
+
+// catalogIDs, which spares a boot the reading of the catalog, is the
+// catalog's list of providers, sorted.
+func TestCatalogIDs(t *testing.T) {
+	if got := slices.Sorted(maps.Keys(knownProviders())); !slices.Equal(got, catalogIDs) {
+		t.Errorf("the embedded catalog's providers are %q; update catalogIDs", got)
 	}
 }

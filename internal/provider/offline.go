@@ -28,9 +28,9 @@ type OfflineModel struct{}
 // in a session of `podcode run`: what answered, and where it says how to
 // configure a real model.
 const Intro = "(This is Podcode's built-in offline model: no model provider is configured, so it echoes " +
-	"your prompt, and a line \"/tool <id> <json-args>\" makes it call that tool. To talk to a real model, add an " +
-	"OpenAI-compatible provider (OpenAI, OpenRouter, Ollama, vLLM, llama.cpp) and its key to your podcode.json: " +
-	"docs/providers.md says how.)"
+	"your prompt, and a line \"/tool <id> <json-args>\" makes it call that tool. To talk to a real model, set " +
+	"ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or add a provider (Bedrock, Vertex AI, OpenRouter, Ollama, " +
+	"any OpenAI-compatible server) to your podcode.json: docs/providers.md says how; podcode models lists the models.)"
 
 // Stream implements Provider.
 func (OfflineModel) Stream(ctx context.Context, req Request, onEvent func(Event)) (Response, error) {

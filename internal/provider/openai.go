@@ -5,14 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
-	"sync/atomic"
-	"time"
 
 	"github.com/podcode/podcode/internal/chat"
 )
@@ -20,39 +16,20 @@ import (
 // OpenAI calls an OpenAI-compatible chat-completions endpoint with
 // streaming and tool calls: OpenAI, OpenRouter, Ollama, vLLM, LM Studio,
 // llama.cpp's server. The model's Connection says where and with what key.
+// Failures and retries are the package's (retry.go); a stream that is cut
+// or carries malformed JSON is ErrStream: the turn fails and the session
+// keeps what was stored before the call.
 //
-// Failures: 401 and 403 are errors at once (the key is wrong); 429 waits
-// as long as Retry-After says (or backs off) and retries; 5xx and network
-// errors back off and retry, up to Connection.MaxRetries times. A stream
-// that is cut or carries malformed JSON is an error: the turn fails and
-// the session keeps what was stored before the call.
+// It is a client of its own, not an SDK's: the request body is written
+// without reflection (body.go) and the stream read line by line, since a
+// turn re-sends its whole history at every step and this is the path
+// every OpenAI-compatible server takes (see docs/providers.md).
 type OpenAI struct {
+	retrier
 	Client *http.Client
-	// Sleep waits between retries; tests replace it. nil: a timer that
-	// honours ctx.
-	Sleep func(ctx context.Context, d time.Duration) error
 
-	tools atomic.Pointer[toolsJSON] // the last tools encoded (body)
+	tools toolCache[[]byte] // the tools array, encoded (body)
 }
-
-// StatusError is an HTTP error from the provider.
-type StatusError struct {
-	Status int
-	Body   string
-}
-
-func (e *StatusError) Error() string {
-	switch e.Status {
-	case http.StatusUnauthorized, http.StatusForbidden:
-		return fmt.Sprintf("the provider refused the API key (%d): %s", e.Status, e.Body)
-	case http.StatusTooManyRequests:
-		return fmt.Sprintf("the provider is rate limiting (429) and retries ran out: %s", e.Body)
-	}
-	return fmt.Sprintf("the provider answered %d: %s", e.Status, e.Body)
-}
-
-// ErrStream is a cut or malformed response stream.
-var ErrStream = errors.New("the provider's response stream was cut or malformed")
 
 type oaToolCall struct {
 	Index    *int   `json:"index,omitempty"`
@@ -73,15 +50,35 @@ type oaChunk struct {
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage *struct {
-		PromptTokens     int64 `json:"prompt_tokens"`
-		CompletionTokens int64 `json:"completion_tokens"`
+		PromptTokens        int64 `json:"prompt_tokens"`
+		CompletionTokens    int64 `json:"completion_tokens"`
+		PromptTokensDetails *struct {
+			CachedTokens     int64 `json:"cached_tokens"`
+			CacheWriteTokens int64 `json:"cache_write_tokens"`
+		} `json:"prompt_tokens_details"`
+		CompletionTokensDetails *struct {
+			ReasoningTokens int64 `json:"reasoning_tokens"`
+		} `json:"completion_tokens_details"`
 	} `json:"usage"`
 	Error *struct {
 		Message string `json:"message"`
+		Type    string `json:"type"`
+		Code    any    `json:"code"`
 	} `json:"error"`
 }
 
 func str(s string) *string { return &s }
+
+// chatOption is the name under which option k goes into the body: the
+// API's for Podcode's camelCase names, the option's own for the rest;
+// false for the options of Podcode's vocabulary that only other APIs take
+// (a plugin's promptCache for Anthropic must not break an OpenAI call).
+func chatOption(k string) (string, bool) {
+	if genericOptions[k] && k != "reasoningEffort" && k != "parallelToolCalls" && k != "maxCompletionTokens" {
+		return "", false
+	}
+	return optionKey(k), true
+}
 
 // optionKey maps Podcode's camelCase option names to the API's.
 func optionKey(k string) string {
@@ -108,34 +105,17 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, onEvent func(Event)) (
 	}
 	client := o.Client
 	if client == nil {
-		client = &http.Client{Timeout: conn.Timeout, Transport: modelTransport}
+		client = &http.Client{Transport: modelTransport}
 	}
-	for attempt := 0; ; attempt++ {
-		res, err := o.send(ctx, client, conn, body)
-		if err == nil {
-			defer res.Body.Close()
-			return readStream(res.Body, onEvent)
-		}
-		wait, retry := o.retryable(err, attempt)
-		if !retry || attempt >= conn.MaxRetries || ctx.Err() != nil {
-			if ctx.Err() != nil {
-				return Response{}, ctx.Err()
-			}
+	return o.do(ctx, req.Model, onEvent, func(ctx context.Context, emit func(Event)) (Response, error) {
+		res, err := o.send(ctx, client, req.Model, body)
+		if err != nil {
 			return Response{}, err
 		}
-		if err := o.sleep(ctx, wait); err != nil {
-			return Response{}, err
-		}
-	}
+		defer res.Body.Close()
+		return readStream(res.Body, emit)
+	})
 }
-
-type retryAfter struct {
-	err  error
-	wait time.Duration
-}
-
-func (r *retryAfter) Error() string { return r.err.Error() }
-func (r *retryAfter) Unwrap() error { return r.err }
 
 // modelTransport carries the model requests of every session: one pool of
 // kept-alive connections, large enough for sessions that run at once (the
@@ -147,7 +127,8 @@ var modelTransport = func() *http.Transport {
 	return t
 }()
 
-func (o *OpenAI) send(ctx context.Context, client *http.Client, conn Connection, body []byte) (*http.Response, error) {
+func (o *OpenAI) send(ctx context.Context, client *http.Client, m Model, body []byte) (*http.Response, error) {
+	conn := m.Connection
 	hreq, err := http.NewRequestWithContext(ctx, "POST", conn.BaseURL+"/chat/completions", bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -169,55 +150,7 @@ func (o *OpenAI) send(ctx context.Context, client *http.Client, conn Connection,
 	}
 	defer res.Body.Close()
 	msg, _ := io.ReadAll(io.LimitReader(res.Body, 2048))
-	serr := &StatusError{Status: res.StatusCode, Body: strings.TrimSpace(string(msg))}
-	if res.StatusCode == http.StatusTooManyRequests {
-		if d, ok := parseRetryAfter(res.Header.Get("Retry-After")); ok {
-			return nil, &retryAfter{err: serr, wait: d}
-		}
-	}
-	return nil, serr
-}
-
-// parseRetryAfter reads seconds or an HTTP date.
-func parseRetryAfter(v string) (time.Duration, bool) {
-	if v == "" {
-		return 0, false
-	}
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0), true
-	}
-	return 0, false
-}
-
-// retryable says whether err is worth another attempt and after how long.
-func (o *OpenAI) retryable(err error, attempt int) (time.Duration, bool) {
-	backoff := time.Duration(500<<attempt) * time.Millisecond
-	var ra *retryAfter
-	if errors.As(err, &ra) {
-		return min(ra.wait, time.Minute), true
-	}
-	var se *StatusError
-	if errors.As(err, &se) {
-		return backoff, se.Status == http.StatusTooManyRequests || se.Status >= 500
-	}
-	return backoff, true // the network: worth another try
-}
-
-func (o *OpenAI) sleep(ctx context.Context, d time.Duration) error {
-	if o.Sleep != nil {
-		return o.Sleep(ctx, d)
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return nil, statusError(m, res.StatusCode, res.Header, msg)
 }
 
 // readStream reads the server-sent events of a streamed completion.
@@ -254,10 +187,20 @@ func readStream(r io.Reader, onEvent func(Event)) (res Response, err error) {
 			return res, fmt.Errorf("%w: %v in %.80q", ErrStream, err, data)
 		}
 		if c.Error != nil {
-			return res, fmt.Errorf("the provider reported an error mid-stream: %s", c.Error.Message)
+			typ := c.Error.Type
+			if code, ok := c.Error.Code.(string); ok && code != "" {
+				typ = code
+			}
+			return res, &StatusError{Type: typ, Body: c.Error.Message}
 		}
-		if c.Usage != nil {
-			res.Usage = chat.Usage{Input: c.Usage.PromptTokens, Output: c.Usage.CompletionTokens}
+		if u := c.Usage; u != nil {
+			res.Usage = chat.Usage{Input: u.PromptTokens, Output: u.CompletionTokens}
+			if d := u.PromptTokensDetails; d != nil {
+				res.Usage.CacheRead, res.Usage.CacheWrite = d.CachedTokens, d.CacheWriteTokens
+			}
+			if d := u.CompletionTokensDetails; d != nil {
+				res.Usage.Reasoning = d.ReasoningTokens
+			}
 		}
 		for _, ch := range c.Choices {
 			if ch.Delta.Content != "" {

@@ -75,7 +75,7 @@ func setup(t *testing.T, steps ...func(http.ResponseWriter)) (*replay, Model, *O
 		t.Fatal(err)
 	}
 	var waits []time.Duration
-	o := &OpenAI{Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }}
+	o := &OpenAI{retrier: retrier{Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }}}
 	return r, m, o, &waits
 }
 

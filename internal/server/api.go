@@ -66,6 +66,7 @@ type TurnResult struct {
 	Session  store.Session  `json:"session"`
 	Messages []chat.Message `json:"messages" jsonschema:"the messages the turn stored"`
 	Text     string         `json:"text" jsonschema:"the turn's final answer"`
+	Usage    chat.Usage     `json:"usage" jsonschema:"the turn's model calls: tokens (those the prompt cache read and wrote among them) and cost in US dollars"`
 	Error    string         `json:"error,omitempty" jsonschema:"why the turn ended early, when it did (the status then says how: 499 cancelled, 503 shutting down)"`
 }
 

@@ -554,7 +554,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, statusOf(err), err)
 		return
 	}
-	out := TurnResult{Session: res.Session, Messages: res.Messages, Text: res.Text}
+	out := TurnResult{Session: res.Session, Messages: res.Messages, Text: res.Text, Usage: res.Usage}
 	if err != nil {
 		out.Error = s.redact(err.Error())
 		httpjson.Write(w, statusOf(err), out)

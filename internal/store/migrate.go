@@ -78,6 +78,14 @@ var migrations = [][]string{
 		`DROP INDEX messages_role`,
 		`CREATE INDEX messages_rare_roles ON messages (session_id, role, seq) WHERE ` + rareRoles,
 	},
+	// 5: a session's usage counts its prompt cache's reads and writes, its
+	// thinking and its cost (US dollars), as chat.Usage does.
+	{
+		`ALTER TABLE sessions ADD COLUMN usage_cache_read INTEGER NOT NULL DEFAULT 0`,
+		`ALTER TABLE sessions ADD COLUMN usage_cache_write INTEGER NOT NULL DEFAULT 0`,
+		`ALTER TABLE sessions ADD COLUMN usage_reasoning INTEGER NOT NULL DEFAULT 0`,
+		`ALTER TABLE sessions ADD COLUMN usage_cost DOUBLE PRECISION NOT NULL DEFAULT 0`,
+	},
 }
 
 // runningTurns is the condition of the partial index sessions_running,

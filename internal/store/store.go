@@ -266,13 +266,13 @@ func (s *Store) prepare(ctx context.Context) error {
 	}{
 		{s.w, &s.nextSeq, `SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?`},
 		{s.w, &s.insertMessage, `INSERT INTO messages (id, session_id, seq, role, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`},
-		{s.w, &s.touchSession, `UPDATE sessions SET usage_input = usage_input + ?, usage_output = usage_output + ?, updated_at = ? WHERE id = ?`},
+		{s.w, &s.touchSession, `UPDATE sessions SET usage_input = usage_input + ?, usage_output = usage_output + ?, usage_cache_read = usage_cache_read + ?, usage_cache_write = usage_cache_write + ?, usage_reasoning = usage_reasoning + ?, usage_cost = usage_cost + ?, updated_at = ? WHERE id = ?`},
 		// A row rewritten with the same bytes dirties no page (SQLite
 		// compares them): a turn's end that re-stores its last message
 		// when no hook ran writes nothing to the WAL.
 		{s.w, &s.updateMessage, `UPDATE messages SET status = ?, body = ? WHERE id = ?`},
 		{s.w, &s.setStatus, `UPDATE sessions SET status = ?, updated_at = ? WHERE id = ?`},
-		{s.w, &s.touchFenced, `UPDATE sessions SET usage_input = usage_input + ?, usage_output = usage_output + ?, updated_at = ? WHERE id = ? AND turn_node = ?`},
+		{s.w, &s.touchFenced, `UPDATE sessions SET usage_input = usage_input + ?, usage_output = usage_output + ?, usage_cache_read = usage_cache_read + ?, usage_cache_write = usage_cache_write + ?, usage_reasoning = usage_reasoning + ?, usage_cost = usage_cost + ?, updated_at = ? WHERE id = ? AND turn_node = ?`},
 		{s.w, &s.updateMessageFenced, `UPDATE messages SET status = ?, body = ? WHERE id = ? AND session_id IN (SELECT id FROM sessions WHERE turn_node = ?)`},
 		{s.w, &s.setStatusFenced, `UPDATE sessions SET status = ?, updated_at = ? WHERE id = ? AND turn_node = ?`},
 		{s.db, &s.session, `SELECT ` + sessionColumns + ` FROM sessions WHERE id = ? AND tenant = ?`},
@@ -359,13 +359,13 @@ func (s *Store) CreateSession(ctx context.Context, sess Session) (Session, error
 	return sess, nil
 }
 
-const sessionColumns = `id, tenant, parent_id, title, model, channel, status, usage_input, usage_output, created_at, updated_at`
+const sessionColumns = `id, tenant, parent_id, title, model, channel, status, usage_input, usage_output, usage_cache_read, usage_cache_write, usage_reasoning, usage_cost, created_at, updated_at`
 
 func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	var sess Session
 	var created, updated int64
 	err := row.Scan(&sess.ID, &sess.Tenant, &sess.ParentID, &sess.Title, &sess.Model, &sess.Channel, &sess.Status,
-		&sess.Usage.Input, &sess.Usage.Output, &created, &updated)
+		&sess.Usage.Input, &sess.Usage.Output, &sess.Usage.CacheRead, &sess.Usage.CacheWrite, &sess.Usage.Reasoning, &sess.Usage.Cost, &created, &updated)
 	sess.CreatedAt, sess.UpdatedAt = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
 	return sess, err
 }
@@ -474,10 +474,10 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, m *chat.Message, usage
 		m.Status = chat.StatusComplete
 	}
 	if node := fenceOf(ctx, m.SessionID); node != "" {
-		if err := fenced(tx.StmtContext(ctx, s.touchFenced).ExecContext(ctx, usage.Input, usage.Output, millis(time.Now()), m.SessionID, node)); err != nil {
+		if err := fenced(tx.StmtContext(ctx, s.touchFenced).ExecContext(ctx, usageArgs(usage, millis(time.Now()), m.SessionID, node)...)); err != nil {
 			return nil, err
 		}
-	} else if _, err := tx.StmtContext(ctx, s.touchSession).ExecContext(ctx, usage.Input, usage.Output, millis(time.Now()), m.SessionID); err != nil {
+	} else if _, err := tx.StmtContext(ctx, s.touchSession).ExecContext(ctx, usageArgs(usage, millis(time.Now()), m.SessionID)...); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	if err := tx.StmtContext(ctx, s.nextSeq).QueryRowContext(ctx, m.SessionID).Scan(&m.Seq); err != nil {
@@ -492,6 +492,12 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, m *chat.Message, usage
 		return nil, fmt.Errorf("store: appending message: %w", err)
 	}
 	return body, nil
+}
+
+// usageArgs are the arguments of touchSession and touchFenced: usage's
+// counts, in the order of their SET, then rest.
+func usageArgs(u chat.Usage, rest ...any) []any {
+	return append([]any{u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning, u.Cost}, rest...)
 }
 
 // CloseOpenCalls answers the tool calls a stopped turn left without a

@@ -3,11 +3,13 @@ package web_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -76,6 +78,13 @@ func serve(t *testing.T, ev *events) *httptest.Server {
 		Plugins: []string{"./before.js", "./after.js"},
 		Config:  map[string]any{"permission": map[string]any{"bash": "ask", "*": "allow"}},
 	}
+	return serveProject(t, ev, p)
+}
+
+// serveProject starts the real API server on loopback, with the server's
+// token, for the project p.
+func serveProject(t *testing.T, ev *events, p apptest.Project) *httptest.Server {
+	t.Helper()
 	a, _ := apptest.Boot(t, p)
 	st, err := store.Open(context.Background(), filepath.Join(a.DataDir, store.File))
 	if err != nil {
@@ -321,6 +330,188 @@ func TestPageRunsATurnAndShowsItsTimeline(t *testing.T) {
 	run("a phone's viewport", chromedp.EmulateViewport(390, 844), chromedp.WaitVisible(chromedp.ID("timeline")))
 	if wide := value("overflow", chromedp.Evaluate[string](`[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > innerWidth + 1).map(e => e.tagName + '#' + e.id + '.' + e.className).slice(0, 5).join(', ')`)); wide != "" {
 		t.Errorf("wider than a phone's screen: %s", wide)
+	}
+}
+
+// stage runs one stage of a scenario, bounded: a page that never shows
+// what it should fails the test with what it shows instead.
+func stage(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(sctx, actions...); err != nil {
+		body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+		t.Fatalf("%s: %v\nthe page shows:\n%s", what, err, body)
+	}
+}
+
+// texts is the text of every element selector matches, in order.
+func texts(t *testing.T, ctx context.Context, selector string) []string {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll(`+strconv.Quote(selector)+`)].map(e => e.textContent)`))
+	if err != nil {
+		t.Fatalf("%s: %v", selector, err)
+	}
+	return v
+}
+
+// A person runs two turns of a model whose prices the user's config gives
+// and reads what each turn, each model call and the session cost: the
+// tokens in, those the prompt cache served, the tokens out and the price,
+// live and again from the history after a reload.
+//
+// covers issue 20: cost visible on the web page
+func TestPageShowsWhatTurnsCost(t *testing.T) {
+	// The recorded answers: turn 1 is one model call; turn 2 is a call
+	// that reads a file (after asking), then the answer.
+	type use struct{ in, out, cacheRead, cacheWrite int64 }
+	calls := []use{{12345, 678, 10000, 0}, {5000, 200, 4000, 700}, {6000, 321, 0, 1000}}
+	replay := filepath.Join(t.TempDir(), "turns.jsonl")
+	recording := fmt.Sprintf(`{"text": "first answer", "usage": {"input": %d, "output": %d, "cacheRead": %d}}
+{"toolCalls": [{"tool": "read", "args": {"path": "notes.txt"}}], "usage": {"input": %d, "output": %d, "cacheRead": %d, "cacheWrite": %d}}
+{"text": "second answer", "usage": {"input": %d, "output": %d, "cacheWrite": %d}}
+`, calls[0].in, calls[0].out, calls[0].cacheRead, calls[1].in, calls[1].out, calls[1].cacheRead, calls[1].cacheWrite,
+		calls[2].in, calls[2].out, calls[2].cacheWrite)
+	if err := os.WriteFile(replay, []byte(recording), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The prices, in US dollars per million tokens, and what a call costs
+	// at them: the input the cache neither served nor stored is fresh.
+	const inPrice, outPrice, readPrice, writePrice = 3, 15, 0.3, 3.75
+	cost := func(us ...use) float64 {
+		c := 0.0
+		for _, u := range us {
+			fresh := u.in - u.cacheRead - u.cacheWrite
+			c += (float64(fresh)*inPrice + float64(u.out)*outPrice + float64(u.cacheRead)*readPrice + float64(u.cacheWrite)*writePrice) / 1e6
+		}
+		return c
+	}
+	money := func(us ...use) string { return fmt.Sprintf("$%.4f", cost(us...)) }
+	// The texts the page shows: 12,345 tokens in, 10,000 of them cached,
+	// 678 out: (2,345×3 + 678×15 + 10,000×0.3)/1e6 = $0.020205; turn 2 is
+	// 11,000 in (4,000 cached), 521 out; the session, 23,345 in (14,000
+	// cached), 1,199 out.
+	turn1 := "12.3k in · 10.0k cached · 678 out · " + money(calls[0])
+	turn2 := "11.0k in · 4.0k cached · 521 out · " + money(calls[1:]...)
+	total := "23.3k in · 14.0k cached · 1.2k out · " + money(calls...)
+	if turn1 != "12.3k in · 10.0k cached · 678 out · $0.0202" || turn2 != "11.0k in · 4.0k cached · 521 out · $0.0313" ||
+		total != "23.3k in · 14.0k cached · 1.2k out · $0.0515" {
+		t.Fatalf("the test's arithmetic: %q, %q, %q", turn1, turn2, total)
+	}
+	perCall := []string{
+		"offline/echo · " + turn1,
+		"offline/echo · 5.0k in · 4.0k cached · 200 out · " + money(calls[1]),
+		"offline/echo · 6.0k in · 321 out · " + money(calls[2]),
+	}
+
+	srv := serveProject(t, &events{}, apptest.Project{
+		Files:  map[string]string{"notes.txt": "a note\n"},
+		Config: map[string]any{"permission": map[string]any{"read": "ask", "*": "allow"}},
+		User: map[string]any{"provider": map[string]any{"offline": map[string]any{
+			"options": map[string]any{"replay": replay},
+			"models": map[string]any{"echo": map[string]any{"cost": map[string]any{
+				"input": inPrice, "output": outPrice, "cacheRead": readPrice, "cacheWrite": writePrice}}},
+		}}},
+	})
+	ctx := browser(t)
+	console := watchConsole(ctx)
+
+	stage(t, ctx, "the token opens the page",
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), testToken),
+		chromedp.Click(chromedp.CSS("#token-form button")),
+		chromedp.WaitVisible(chromedp.Search(`//p[@id="live" and text()="live"]`)))
+	stage(t, ctx, "a new session opens",
+		chromedp.SendKeys(chromedp.ID("new-title"), "what it costs"),
+		chromedp.Click(chromedp.CSS("#new-session button")),
+		chromedp.WaitVisible(chromedp.Search(`//ul[@id="session-list"]//a[@aria-current="page" and contains(., "what it costs")]`)))
+	if got := texts(t, ctx, "#session-usage:not([hidden])"); len(got) != 0 {
+		t.Errorf("a session without model calls shows a total: %q", got)
+	}
+
+	stage(t, ctx, "the first turn runs",
+		chromedp.SendKeys(chromedp.ID("prompt"), "first"),
+		chromedp.Click(chromedp.ID("send")),
+		chromedp.WaitVisible(chromedp.Search(`//li[@data-role="assistant"]/p[text()="first answer"]`)),
+		chromedp.WaitVisible(chromedp.Search(`//button[@id="send" and not(@disabled)]`)),
+		chromedp.WaitVisible(chromedp.CSS("#messages li.turn-usage")),
+		chromedp.WaitVisible(chromedp.Search(`//p[@id="session-usage" and contains(., "678 out")]`)))
+	if got := texts(t, ctx, "#messages li.turn-usage"); len(got) != 1 || got[0] != turn1 {
+		t.Errorf("after the first turn, the chat shows %q, want [%q]", got, turn1)
+	}
+	if got := texts(t, ctx, "#session-usage"); len(got) != 1 || got[0] != "Session total: "+turn1 {
+		t.Errorf("after the first turn, the session's header shows %q, want %q", got, "Session total: "+turn1)
+	}
+
+	// While the second turn waits for the read's permission, its line is
+	// not shown yet: the first turn's is.
+	stage(t, ctx, "the second turn asks before its read",
+		chromedp.SendKeys(chromedp.ID("prompt"), "second"),
+		chromedp.Click(chromedp.ID("send")),
+		chromedp.WaitVisible(chromedp.CSS(".question button.allow")),
+		chromedp.WaitVisible(chromedp.Search(`//li[@data-role="assistant"]/div[@class="toolcall"]`)))
+	if got := texts(t, ctx, "#messages li.turn-usage"); len(got) != 1 || got[0] != turn1 {
+		t.Errorf("while the second turn runs, the chat shows %q, want [%q]", got, turn1)
+	}
+	stage(t, ctx, "the second turn ends",
+		chromedp.Click(chromedp.CSS(".question button.allow")),
+		chromedp.WaitVisible(chromedp.Search(`//li[@data-role="tool"]/pre[contains(., "a note")]`)),
+		chromedp.WaitVisible(chromedp.Search(`//li[@data-role="assistant"]/p[text()="second answer"]`)),
+		chromedp.WaitVisible(chromedp.Search(`//button[@id="send" and not(@disabled)]`)),
+		chromedp.WaitVisible(chromedp.Search(`(//ol[@id="messages"]/li[contains(@class, "turn-usage")])[2]`)),
+		chromedp.WaitVisible(chromedp.Search(`//ul[@id="session-list"]//a[@aria-current="page"]/small[contains(., "1.2k out")]`)))
+	check := func(when string) {
+		t.Helper()
+		if got := texts(t, ctx, "#messages li.turn-usage"); len(got) != 2 || got[0] != turn1 || got[1] != turn2 {
+			t.Errorf("%s, the chat shows %q, want [%q %q]", when, got, turn1, turn2)
+		}
+		// Each line follows its turn's last message: the first turn's
+		// answer, the second turn's answer.
+		if got := texts(t, ctx, "#messages li.turn-usage"); len(got) == 2 {
+			after := texts(t, ctx, "#messages li.msg:has(+ li.turn-usage) > p")
+			if len(after) != 2 || after[0] != "first answer" || after[1] != "second answer" {
+				t.Errorf("%s, the turns' lines follow %q", when, after)
+			}
+		}
+		if got := texts(t, ctx, "#session-usage"); len(got) != 1 || got[0] != "Session total: "+total {
+			t.Errorf("%s, the session's header shows %q, want %q", when, got, "Session total: "+total)
+		}
+		if got := texts(t, ctx, `#session-list a[aria-current="page"] small.usage`); len(got) != 1 || got[0] != total {
+			t.Errorf("%s, the session's entry in the list shows %q, want %q", when, got, total)
+		}
+		if got := texts(t, ctx, "#timeline li.call.assistant p.usage"); strings.Join(got, "\n") != strings.Join(perCall, "\n") {
+			t.Errorf("%s, the timeline's model calls show\n%s\nwant\n%s", when, strings.Join(got, "\n"), strings.Join(perCall, "\n"))
+		}
+	}
+	check("after the second turn")
+
+	// From the history: the page loads the session again and sums the
+	// turns from the stored messages.
+	stage(t, ctx, "the page is loaded again",
+		chromedp.Reload(),
+		chromedp.WaitVisible(chromedp.Search(`//li[@data-role="assistant"]/p[text()="second answer"]`)),
+		chromedp.WaitVisible(chromedp.Search(`(//ol[@id="messages"]/li[contains(@class, "turn-usage")])[2]`)))
+	check("from the history")
+
+	// A lifecycle step's details around a model call give its model, its
+	// usage and its cost.
+	details, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]string](`import('/ui/timeline.js').then(m => {
+		const ol = document.createElement('ol');
+		m.render(ol, [{id: 'msg_1', seq: 1, role: 'assistant', text: 'hi', status: 'complete', model: 'offline/echo',
+			usage: {input: 12345, output: 678, cacheRead: 10000, cost: 0.020205},
+			hooks: [{kind: 'lifecycle', hook: 'AgentStop', source: 'config:hooks', outcome: 'ok', durationUs: 3}]}]);
+		return Object.fromEntries([...ol.querySelectorAll('.detail h5')].map(h => [h.textContent, h.nextElementSibling.textContent]));
+	})`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if details["Model"] != "offline/echo" || details["Cost (US dollars)"] != "$0.020205" || !strings.Contains(details["Usage (tokens)"], `"cacheRead": 10000`) {
+		t.Errorf("a lifecycle step's details around a model call: %q", details)
+	}
+
+	if bad := console.problems(); len(bad) > 0 {
+		t.Errorf("the page's console:\n%s", strings.Join(bad, "\n"))
 	}
 }
 

@@ -4,6 +4,7 @@
 import { api, token, follow, APIError } from './api.js';
 import { h, pretty } from './dom.js';
 import * as timeline from './timeline.js';
+import * as usage from './usage.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -12,6 +13,7 @@ const state = {
   messages: [],       // its messages, by seq
   streaming: null,    // the <li> of the answer being streamed
   busy: false,
+  settled: null,      // while busy: the user message of the last turn known to have finished
   stop: null,         // stops the event stream
 };
 
@@ -97,7 +99,8 @@ async function refreshSessions() {
   list.sort((a, b) => String(b.updatedAt).localeCompare(String(a.updatedAt)));
   $('session-list').replaceChildren(...list.map((s) => h('li', {},
     h('a', { href: '#/s/' + encodeURIComponent(s.id), 'data-id': s.id },
-      s.title || s.id, h('small', {}, `${s.status} · ${new Date(s.createdAt).toLocaleString()}`)))));
+      s.title || s.id, h('small', {}, `${s.status} · ${new Date(s.createdAt).toLocaleString()}`),
+      usage.used(s.usage) ? h('small', { class: 'usage', title: usage.exact(s.usage) }, usage.line(s.usage)) : null))));
   markCurrent();
 }
 
@@ -135,15 +138,57 @@ async function openSession(id) {
   state.streaming = null;
   $('session-title').textContent = state.session.title || state.session.id;
   $('session-meta').textContent = `${state.session.id} · ${state.session.model} · ${state.session.status}`;
-  setBusy(state.session.status === 'running');
+  showSessionUsage(state.session.usage);
+  const running = state.session.status === 'running';
+  setBusy(running);
+  // The last turn of a running session is the one running.
+  if (running) state.settled = lastUser(1);
   markCurrent();
   renderMessages();
 }
 
+// showSessionUsage writes the session's totals (the sum over its model
+// calls, from the API) in its header.
+function showSessionUsage(u) {
+  const el = $('session-usage');
+  el.hidden = !usage.used(u);
+  el.textContent = usage.used(u) ? `Session total: ${usage.line(u)}` : '';
+  el.title = usage.used(u) ? usage.exact(u) : '';
+}
+
 // ---- chat ----------------------------------------------------------------
 
+// lastUser is the id of the last user message listed (skip: of the one
+// that many before it), or null.
+function lastUser(skip = 0) {
+  for (let i = state.messages.length - 1; i >= 0; i--) {
+    if (state.messages[i].role === 'user' && skip-- === 0) return state.messages[i].id;
+  }
+  return null;
+}
+
+// renderMessages lists the messages, and after each turn that finished
+// (a user message and what came after it, up to the next user message)
+// what its model calls used and cost, summed from its assistant messages.
 function renderMessages() {
-  $('messages').replaceChildren(...state.messages.map(messageItem));
+  const items = [];
+  let turn = null;
+  const close = (last) => {
+    if (!turn || !turn.usages.length) return;
+    if (last && state.busy && turn.id !== state.settled) return; // still running
+    const u = usage.sum(turn.usages);
+    items.push(h('li', { class: 'turn-usage', 'data-turn': turn.id, title: `This turn: ${usage.exact(u)}` }, usage.line(u)));
+  };
+  for (const m of state.messages) {
+    if (m.role === 'user') {
+      close(false);
+      turn = { id: m.id, usages: [] };
+    }
+    items.push(messageItem(m));
+    if (turn && usage.counted(m)) turn.usages.push(m.usage);
+  }
+  close(true);
+  $('messages').replaceChildren(...items);
   if (state.streaming) $('messages').append(state.streaming);
   timeline.render($('timeline'), state.messages);
 }
@@ -175,6 +220,8 @@ function upsert(m) {
 }
 
 function setBusy(b) {
+  // A turn starts: the turns listed so far have finished.
+  if (b && !state.busy) state.settled = lastUser();
   state.busy = b;
   $('cancel').disabled = !b;
   $('send').disabled = b;

@@ -5,6 +5,7 @@
 // hooks, such as the tool's own execute or a wait for a permission answer.
 
 import { h, pretty, duration } from './dom.js';
+import * as usage from './usage.js';
 
 // Outcomes that mean a hook failed (pipeline steps and lifecycle handlers).
 const FAILED = new Set(['threw', 'error', 'panic', 'timed_out', 'canceled', 'invalid', 'rejected']);
@@ -42,7 +43,11 @@ function context(m, byCall) {
   if (m.role === 'assistant') {
     const out = [['Model output (text)', m.text || '(none)']];
     if (m.toolCalls && m.toolCalls.length) out.push(['Tool calls', pretty(m.toolCalls)]);
-    if (m.usage) out.push(['Usage (tokens)', pretty(m.usage)]);
+    out.push(['Model', m.model || '(not recorded)']);
+    if (m.usage) {
+      out.push(['Usage (tokens)', pretty(m.usage)]);
+      out.push(['Cost (US dollars)', m.usage.cost > 0 ? `$${Number(m.usage.cost).toFixed(6)}` : 'not known: no prices for this model']);
+    }
     return out;
   }
   if (m.role === 'user') return [['Prompt', m.text || '']];
@@ -111,6 +116,15 @@ function step(run, i, start, scale, m, byCall) {
   return h('li', { class: `step ${run.kind}${bad ? ' failed' : ''}`, 'data-hook': run.hook, 'data-source': run.source, 'data-outcome': run.outcome }, button, detail);
 }
 
+// callUsage is a model call's line: the model that answered, its tokens
+// and, when the model's prices are known, its cost.
+function callUsage(m) {
+  const parts = [m.model || 'model not recorded'];
+  if (m.usage) parts.push(usage.line(m.usage));
+  if (m.usage && !(m.usage.cost > 0)) parts.push('price not known');
+  return h('p', { class: 'usage', title: m.usage ? usage.exact(m.usage) : null }, parts.join(' · '));
+}
+
 // render replaces list's items with one per message that had hooks (or
 // is a model or tool call), in the session's order.
 export function render(list, messages) {
@@ -128,6 +142,7 @@ export function render(list, messages) {
     const steps = runs.map((r, i) => step(r, i, starts[i], scale, m, byCall));
     const head = h('h4', {}, title(m, n), ' ', h('span', { class: 'total' }, runs.length ? `${runs.length} hook${runs.length === 1 ? '' : 's'}, ${duration(total)}` : 'no hooks ran'));
     items.push(h('li', { class: `call ${m.role}`, 'data-message': m.id }, head,
+      m.role === 'assistant' ? callUsage(m) : null,
       runs.length ? h('ol', { class: 'steps' }, steps) : null));
   }
   list.replaceChildren(...items);
