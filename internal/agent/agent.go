@@ -304,8 +304,10 @@ type turn struct {
 	out   *TurnResult
 	sub   *usageSink     // what the turn's sub-agents used
 	hist  []chat.Message // what the model sees, loaded once a turn, then kept up to date
-	// compacted says that the last history(ctx, true) compacted.
+	// compacted says that the last history(ctx, true) compacted; declined
+	// is the reason a PreCompact hook gave when it refused to.
 	compacted bool
+	declined  string
 }
 
 func (t *turn) emit(e Event) {
@@ -521,6 +523,10 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 			status, turnStatus = store.SessionInterrupted, "interrupted"
 		}
 	}
+	t.out.Usage = t.out.Usage.Add(t.sub.sum())
+	if parent, _ := ctx.Value(usageSinkKey{}).(*usageSink); parent != nil {
+		parent.add(t.out.Usage) // a sub-agent's: its turn's cost is its caller's too
+	}
 	bg := context.WithoutCancel(ctx)
 	if err := a.Store.SetStatus(bg, sess.ID, status); errors.Is(err, store.ErrLeaseLost) {
 		// Another node holds the session now: the end of this turn is
@@ -532,10 +538,6 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 		// The session stays marked running until a restart (or, on many
 		// nodes, until its lease runs out): say so.
 		a.App.Log.Error("agent: storing the status of a turn's end failed", "session", sess.ID, "status", status, "error", err.Error())
-	}
-	t.out.Usage = t.out.Usage.Add(t.sub.sum())
-	if parent, _ := ctx.Value(usageSinkKey{}).(*usageSink); parent != nil {
-		parent.add(t.out.Usage) // a sub-agent's: its turn's cost is its caller's too
 	}
 	fin := map[string]any{"sessionID": sess.ID, "status": turnStatus, "usage": t.out.Usage}
 	if runErr != nil {
@@ -633,6 +635,8 @@ func (t *turn) step(ctx context.Context) ([]chat.ToolCall, error) {
 	first := err
 	calls, err = t.call(ctx, true)
 	switch {
+	case errors.Is(err, errNothingToCompact) && t.declined != "":
+		return nil, fmt.Errorf("%w, and a PreCompact hook declined compaction (%s): start a new session, or pick a model with a larger context (--model)", first, t.declined)
 	case errors.Is(err, errNothingToCompact):
 		return nil, fmt.Errorf("%w, and there is nothing left to compact: start a new session, or pick a model with a larger context (--model)", first)
 	case errors.Is(err, provider.ErrContextOverflow):

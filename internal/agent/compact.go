@@ -25,7 +25,7 @@ const (
 // needed, or, with force (the provider refused the history as too long
 // for the model's context), whenever there is something to compact.
 func (t *turn) history(ctx context.Context, force bool) ([]chat.Message, error) {
-	t.compacted = false
+	t.compacted, t.declined = false, ""
 	if t.hist == nil {
 		var err error
 		if t.hist, err = t.a.Store.Recent(ctx, t.sess.ID); err != nil {
@@ -54,6 +54,7 @@ func (t *turn) history(ctx context.Context, force bool) ([]chat.Message, error) 
 	}
 	if rep.Result.Decision == plugin.DecisionDeny {
 		t.a.App.Log.Info("agent: a PreCompact hook declined compaction", "session", t.sess.ID, "message", rep.Result.Message)
+		t.declined = orElse(rep.Result.Message, "no reason given")
 		return msgs, nil
 	}
 	summary := &chat.Message{Role: chat.RoleSummary, Text: summarize(msgs[lead:cut], midTurn), Through: msgs[cut-1].Seq, Hooks: lifecycleRuns(rep)}
@@ -163,4 +164,11 @@ func summarize(msgs []chat.Message, midTurn bool) string {
 		b.WriteString(line + "\n")
 	}
 	return b.String()
+}
+
+func orElse(s, other string) string {
+	if s == "" {
+		return other
+	}
+	return s
 }

@@ -41,13 +41,15 @@ import (
 //     levels), else a thinking budget (minimal 1024 tokens, low 4000,
 //     medium 10000, high 31999, xhigh and max 63999, always under
 //     max_tokens), with the effort beside it on a model that takes one
-//     (Claude Opus 4.5); "none" sends no thinking. options.thinking is the API's
-//     own thinking object, sent as given, and options.thinkingBudget a
-//     budget; either wins over the effort. With thinking on, temperature
+//     (Claude Opus 4.5); "none" sends no thinking. options.thinking is read
+//     as the API's own thinking object ({"type": "enabled", "budget_tokens"}
+//     with its budget kept under max_tokens; {"type": "adaptive"} with the
+//     effort; {"type": "disabled"}), options.thinkingBudget as a budget;
+//     either wins over the effort. With thinking on, temperature
 //     and top_k are left out (the API refuses them) and top_p under 0.95;
-//     a thinking model whose last answer of a tool loop has no thinking
-//     (made without it) gets none in that request, since the API refuses
-//     such a history;
+//     a turn whose first answer came without thinking (made with it off)
+//     gets none in the requests that continue it, since the API refuses
+//     thinking switched on mid-turn;
 //   - signed thinking blocks (and redacted ones) of the same model's
 //     earlier answers, unchanged, as the API requires within a tool loop;
 //   - options.parallelToolCalls false as disable_parallel_tool_use; every
@@ -96,8 +98,10 @@ func (a *Anthropic) Stream(ctx context.Context, req Request, onEvent func(Event)
 }
 
 // newClient makes the SDK's client for m's connection: its own retries
-// off (retry.go makes them), no setting read from the environment but
-// what connection() read.
+// off (retry.go makes them), no setting of Anthropic's read from the
+// environment but what connection() read. On Bedrock the AWS configuration
+// is the environment's (its credential chain, and Anthropic's Bedrock
+// middleware reads AWS_BEARER_TOKEN_BEDROCK and ANTHROPIC_BEDROCK_BASE_URL).
 func (a *Anthropic) newClient(ctx context.Context, m Model) (anthropic.Client, error) {
 	conn := m.Connection
 	hc := a.HTTP
@@ -174,7 +178,12 @@ func anthropicError(m Model, err error) error {
 // set what the SDK's types do not name.
 func (a *Anthropic) params(req Request) (anthropic.MessageNewParams, []option.RequestOption, error) {
 	m := req.Model
-	p := anthropic.MessageNewParams{Model: anthropic.Model(m.ModelID), MaxTokens: int64(max(req.Params.MaxOutputTokens, 1))}
+	maxTokens := int64(req.Params.MaxOutputTokens)
+	if maxTokens <= 0 {
+		maxTokens = defaultMaxTokens // the API requires one; a model without an output limit
+		req.Params.MaxOutputTokens = defaultMaxTokens
+	}
+	p := anthropic.MessageNewParams{Model: anthropic.Model(m.ModelID), MaxTokens: maxTokens}
 	opts := req.Params.Options
 	var extra []option.RequestOption
 
@@ -252,7 +261,7 @@ func (a *Anthropic) params(req Request) (anthropic.MessageNewParams, []option.Re
 		p.ToolChoice = anthropic.ToolChoiceUnionParam{OfAuto: &anthropic.ToolChoiceAutoParam{DisableParallelToolUse: anthropic.Bool(true)}}
 	}
 	for _, k := range sortedKeys(opts) {
-		if anthropicOwnOptions[k] || genericOptions[k] || anthropicReserved[k] {
+		if anthropicOwnOptions[k] || genericOptions[k] || anthropicReserved[k] || !plainKey(k) {
 			continue
 		}
 		extra = append(extra, option.WithJSONSet(k, opts[k]))
@@ -260,8 +269,15 @@ func (a *Anthropic) params(req Request) (anthropic.MessageNewParams, []option.Re
 	return p, extra, nil
 }
 
+// defaultMaxTokens is max_tokens for a model whose output limit nobody
+// gave (one the user's file defines without limit.output): what every
+// Claude model since 3.5 takes.
+const defaultMaxTokens = 8192
+
 // anthropicReserved are the body's fields Podcode builds: an option never
-// replaces the model, the conversation, the tools or the stream.
+// replaces the model, the conversation, the tools or the stream (and only
+// a plain name is an option: WithJSONSet reads "messages.0.content" and
+// "mod\\el" as paths into the body).
 var anthropicReserved = map[string]bool{"model": true, "messages": true, "system": true, "tools": true, "stream": true, "max_tokens": true}
 
 // anthropicOwnOptions are the options params reads itself.
@@ -391,8 +407,11 @@ func nearestLevel(effort string, levels []string) string {
 // prompts, summaries and hook context, and tool results) and assistant
 // turns alternating, consecutive messages of one side merged; an
 // assistant message keeps the same model's signed thinking first. It also
-// returns thinking switched off when the history's open tool loop was
-// begun without thinking (the API refuses that history with it).
+// returns thinking switched off when the turn under way (since the last
+// prompt: its tool loop is one assistant turn to the API) was begun
+// without thinking: the API refuses thinking that starts mid-turn, while
+// the later steps of a turn may come without thinking of their own (a
+// model that thinks only at a turn's start).
 func anthropicMessages(req Request, thinking anthropicThinking) ([]anthropic.MessageParam, anthropicThinking) {
 	out := make([]anthropic.MessageParam, 0, len(req.Messages))
 	add := func(user bool, blocks ...anthropic.ContentBlockParamUnion) {
@@ -414,12 +433,14 @@ func anthropicMessages(req Request, thinking anthropicThinking) ([]anthropic.Mes
 			out = append(out, anthropic.NewAssistantMessage(blocks...))
 		}
 	}
-	openLoopThinks := true // the last assistant message, if only tool results follow it, began with thinking
+	// The turn under way (since the last prompt: a tool loop is one
+	// assistant turn to the API) began with thinking, or has no answer yet.
+	turnThinks, turnAnswered := true, false
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		switch m.Role {
 		case chat.RoleUser, chat.RoleSummary, chat.RoleContext:
-			openLoopThinks = true
+			turnThinks, turnAnswered = true, false
 			add(true, anthropic.NewTextBlock(nonEmpty(m.Text)))
 		case chat.RoleTool:
 			if m.Result != nil {
@@ -444,13 +465,13 @@ func anthropicMessages(req Request, thinking anthropicThinking) ([]anthropic.Mes
 			for _, c := range m.ToolCalls {
 				blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, toolInput(c.Args), c.Tool))
 			}
-			if len(blocks) > 0 {
-				openLoopThinks = thinks || len(m.ToolCalls) == 0
+			if len(blocks) > 0 && !turnAnswered {
+				turnThinks, turnAnswered = thinks, true
 			}
 			add(false, blocks...)
 		}
 	}
-	if thinking.on && !openLoopThinks {
+	if thinking.on && !turnThinks {
 		thinking = anthropicThinking{}
 	}
 	return out, thinking

@@ -356,3 +356,68 @@ func TestBedrock(t *testing.T) {
 		t.Errorf("wrong secret: %v", err)
 	}
 }
+
+// A tool loop is one assistant turn to the API: a turn that began with
+// thinking keeps it on in every request that continues it, though its
+// later steps came without thinking of their own (a model that thinks only
+// at a turn's start); the server refuses thinking switched on mid-turn,
+// and checks the signature of the turn's first thinking.
+func TestAnthropicThinkingKeptThroughATurn(t *testing.T) {
+	srv, m, p, _ := anthropicSetup(t, "anthropic/claude-sonnet-4-5", wiretest.Answers{{Text: "done"}})
+	sig := srv.Sign("claude-sonnet-4-5", "read a, then b")
+	call := func(id, path string) chat.ToolCall {
+		return chat.ToolCall{ID: id, Tool: "read", Args: json.RawMessage(`{"path":"` + path + `"}`)}
+	}
+	result := func(id string) chat.Message {
+		return chat.Message{Role: chat.RoleTool, Result: &chat.Result{CallID: id, Tool: "read", Output: "x"}}
+	}
+	msgs := append(userTurn("read a and b"),
+		chat.Message{Role: chat.RoleAssistant, Model: m.Name(), Reasoning: []chat.Reasoning{{Text: "read a, then b", Signature: sig}}, ToolCalls: []chat.ToolCall{call("t1", "a")}},
+		result("t1"),
+		chat.Message{Role: chat.RoleAssistant, Model: m.Name(), ToolCalls: []chat.ToolCall{call("t2", "b")}},
+		result("t2"))
+	req := Request{Model: m, Params: Params{MaxOutputTokens: 64000, Options: map[string]any{"reasoningEffort": "medium"}}, Messages: msgs, Tools: readTool}
+	if _, err := p.Stream(context.Background(), req, func(Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	if b := srv.Requests()[0].Body; b["thinking"] == nil {
+		t.Errorf("thinking switched off mid-turn: %v", b)
+	}
+	// A model without an output limit still gets the max_tokens the API
+	// requires.
+	req.Params.MaxOutputTokens = 0
+	req.Params.Options = nil
+	if _, err := p.Stream(context.Background(), req, func(Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	if b := srv.Requests()[1].Body; b["max_tokens"] != 8192.0 {
+		t.Errorf("max_tokens %v", b["max_tokens"])
+	}
+}
+
+// A Retry-After on a refusal (a gateway's 400 or 401) asks for no retry,
+// and neither does one on a history too long; an attempt that passes its
+// timeout is retried, and said as such, naming the option.
+func TestRetryAfterOnARefusalIsNotRetried(t *testing.T) {
+	for _, f := range []*wiretest.Fault{
+		{Status: 400, Type: "invalid_request_error", Message: "bad", RetryAfter: "1"},
+		{Status: 400, Type: "invalid_request_error", Message: "prompt is too long: 9 > 8", RetryAfter: "1"},
+	} {
+		srv, m, p, waits := anthropicSetup(t, "anthropic/claude-haiku-4-5", wiretest.Answers{{Fault: f}, {Text: "ok"}})
+		if _, err := p.Stream(context.Background(), Request{Model: m, Params: Params{MaxOutputTokens: 10}, Messages: userTurn("hi")}, func(Event) {}); err == nil ||
+			len(srv.Requests()) != 1 || len(*waits) != 0 {
+			t.Errorf("%s: %v after %d requests", f.Message, err, len(srv.Requests()))
+		}
+	}
+	r := retrier{Sleep: func(context.Context, time.Duration) error { return nil }}
+	m := Model{ProviderID: "slow", ModelID: "m", Connection: Connection{Timeout: time.Millisecond, MaxRetries: 1}}
+	calls := 0
+	_, err := r.do(context.Background(), m, func(Event) {}, func(ctx context.Context, _ func(Event)) (Response, error) {
+		calls++
+		<-ctx.Done()
+		return Response{}, ctx.Err()
+	})
+	if !errors.Is(err, ErrTimeout) || calls != 2 || !strings.Contains(err.Error(), "provider.slow.options.timeout") {
+		t.Errorf("timeout: %v after %d calls", err, calls)
+	}
+}

@@ -22,9 +22,13 @@ import (
 // project and the location of the connection.
 //
 // Thinking: a reasoning model's effort (options.reasoningEffort, SPEC H15)
-// becomes its thinking level (Gemini 3: the catalog's reasoning levels),
-// else a thinking budget (low 4096 tokens, medium 8192, high 24576;
+// becomes its thinking level (Gemini 3: the catalog's reasoning levels; its
+// lowest for "none", since it cannot turn thinking off), else a thinking
+// budget (low 4096 tokens, medium 8192, high 24576, "none" 0;
 // options.thinkingBudget sets one), with the thoughts' summaries shown.
+// The SDK continues an answer that ended for CONTINUATION by itself (its
+// AutomaticContinuation): one model call of Podcode's may be more than one
+// request.
 // Thought signatures, which Gemini puts on the parts of its answer (on
 // each step's first function call, and on text), are kept (on the call,
 // chat.ToolCall.Signature, or as a chat.Reasoning) and sent back on the
@@ -194,10 +198,10 @@ func (g *Gemini) config(req Request) (*genai.GenerateContentConfig, error) {
 		b := int32(n)
 		cfg.ThinkingConfig = &genai.ThinkingConfig{IncludeThoughts: true, ThinkingBudget: &b}
 	case !m.Reasoning || effort == "" || effort == "off":
-	case effort == "none":
-		zero := int32(0)
+	case effort == "none" && len(m.ReasoningLevels) == 0:
+		zero := int32(0) // Gemini 2.5 Flash: off (2.5 Pro cannot turn it off, and refuses it)
 		cfg.ThinkingConfig = &genai.ThinkingConfig{ThinkingBudget: &zero}
-	case len(m.ReasoningLevels) > 0:
+	case len(m.ReasoningLevels) > 0: // Gemini 3: its lowest level for "none", which it cannot turn off
 		cfg.ThinkingConfig = &genai.ThinkingConfig{IncludeThoughts: true,
 			ThinkingLevel: genai.ThinkingLevel(strings.ToUpper(nearestLevel(effort, m.ReasoningLevels)))}
 	default:

@@ -178,8 +178,13 @@ func connection(pid string, opts map[string]any, kp *knownProvider) Connection {
 		c.BaseURL = strings.TrimRight(v, "/") // a proxy of the user's, as the providers' own clients take it
 	}
 	keyEnvs := apiKeyEnv[c.API]
-	if kp != nil && kp.keyEnv != "" && !slices.Contains(keyEnvs, kp.keyEnv) {
-		keyEnvs = []string{kp.keyEnv} // another service's: only its own variable
+	if kp != nil && (kp.endpoint != "" || (kp.keyEnv != "" && !slices.Contains(keyEnvs, kp.keyEnv))) {
+		// Another service's, at its own endpoint: its own variable only,
+		// never the variable of the API it speaks (OPENAI_API_KEY).
+		keyEnvs = nil
+		if kp.keyEnv != "" {
+			keyEnvs = []string{kp.keyEnv}
+		}
 	}
 	if c.APIKey == "" && (kp != nil || pid == "openai") {
 		// A provider's own key variable, for the providers Podcode knows:
@@ -475,6 +480,15 @@ func pinReplay(cfg *config.Config, c *Connection, key string) {
 // Default returns the model the config selects: offline/echo without one,
 // unless a provider's key is in the environment (DefaultWhy).
 func (c *Catalog) Default() (Model, error) { return c.Lookup(c.def) }
+
+// Defined says whether name is a model the config defines, the built-in
+// one, or the default: what a tenant of the server may pick (the embedded
+// catalog's others would be called with whatever credentials the server's
+// environment holds).
+func (c *Catalog) Defined(name string) bool {
+	_, ok := c.models[name]
+	return ok || name == c.def
+}
 
 // DefaultWhy says why the default model was picked when no config named
 // one ("ANTHROPIC_API_KEY is set"); empty when the config named it, or

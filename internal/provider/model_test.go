@@ -153,6 +153,14 @@ func TestKeysGoOnlyToTheirProvider(t *testing.T) {
 	if m, _ := cat.Lookup("xai/grok-4.5"); m.Connection.BaseURL != "https://api.x.ai/v1" || m.Connection.API != APIChat || m.Connection.KeyEnv != "XAI_API_KEY" {
 		t.Errorf("xai: %+v", m.Connection)
 	}
+	// A catalog provider of another service, at its own endpoint, with no
+	// variable of its own (a login flow) reads none: never the variable of
+	// the API it speaks.
+	for _, api := range []string{APIChat, APIAnthropic} {
+		if c := connection("other", nil, &knownProvider{id: "other", api: api, endpoint: "https://other.example/v1"}); c.APIKey != "" {
+			t.Errorf("%s: key %q", api, c.APIKey)
+		}
+	}
 	// Gemini's key may be in either of Google's variables.
 	t.Setenv("GEMINI_API_KEY", "")
 	t.Setenv("GOOGLE_API_KEY", "gk")

@@ -146,6 +146,22 @@ func schemaObject(t ToolSpec) (map[string]any, error) {
 	return schema, nil
 }
 
+// plainKey says whether an option's name is a plain name ([A-Za-z0-9_]),
+// the only kind an SDK's body gets: the SDKs set options as paths into
+// the JSON they built, where "messages.0.content" or an escaped "st\\ore"
+// would replace what Podcode built.
+func plainKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, c := range k {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 // sameModel says whether what an assistant message holds for its model
 // (thinking, signatures) may be sent to req's.
 func sameModel(m *chat.Message, req *Request) bool {

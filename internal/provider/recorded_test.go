@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -85,6 +86,16 @@ func TestResponsesRecordedStreams(t *testing.T) {
 	if len(res.ToolCalls) != 1 || res.ToolCalls[0].ID != "call_DF3wZtLHv5eBNfURjvI8MULJ" || string(res.ToolCalls[0].Args) != `{"location":"Paris, France"}` ||
 		res.StopReason != "tool_calls" || res.Usage != (chat.Usage{Input: 2312, CacheRead: 2048, Output: 154, Reasoning: 128}) {
 		t.Errorf("answer %+v", res)
+	}
+
+	// Cut after its reasoning item: the summary is kept to be shown, the
+	// encrypted item is not (the output it led to never came).
+	cut := stream(t, "responses", "reasoning-tools.sse")
+	cut = cut[:bytes.Index(cut, []byte("event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"sequence_number\":9"))]
+	_, m, p, _ = responsesSetup(t, "openai/gpt-5.4", wiretest.Answers{{Raw: cut}})
+	if res, err := p.Stream(ctx, req(m), func(Event) {}); !errors.Is(err, ErrStream) || len(res.Reasoning) != 1 || res.Reasoning[0].Data != "" ||
+		res.Reasoning[0].ID != "" || !strings.HasPrefix(res.Reasoning[0].Text, "**Checking") {
+		t.Errorf("cut after reasoning: %v %+v", err, res.Reasoning)
 	}
 
 	_, m, p, _ = responsesSetup(t, "openai/gpt-5.4", wiretest.Answers{{Raw: stream(t, "responses", "failed.sse")}})
@@ -210,7 +221,11 @@ func TestOptionsNeverReplaceWhatPodcodeBuilds(t *testing.T) {
 	ctx := context.Background()
 	hostile := map[string]any{"model": "other", "messages": "x", "system": "evil", "tools": []any{}, "stream": false, "input": "x",
 		"instructions": "evil", "store": true, "contents": "x", "systemInstruction": "evil", "promptCache": true, "reasoningSummary": "auto",
-		"thinkingBudget": 2000.0, "metadata": map[string]any{"user_id": "u1"}}
+		"thinkingBudget": 2000.0, "metadata": map[string]any{"user_id": "u1"},
+		// The SDKs set options as paths into the body they built: none of
+		// these may reach it.
+		"messages.0.content": "INJECTED", "system.0.text": "evil", `st\ore`: true, `mod\el`: "claude-opus-4-1", "input.0.content": "INJECTED",
+		"input.-1": map[string]any{"role": "user", "content": "INJECTED"}, "prompt": map[string]any{"id": "pmpt_1"}}
 	req := func(m Model) Request {
 		return Request{Model: m, Params: Params{MaxOutputTokens: 100, Options: hostile}, System: "be brief", Messages: userTurn("hi"), Tools: readTool}
 	}
@@ -220,7 +235,8 @@ func TestOptionsNeverReplaceWhatPodcodeBuilds(t *testing.T) {
 	}
 	b := a.Requests()[0].Body
 	if b["model"] != "claude-haiku-4-5" || b["system"].([]any)[0].(map[string]any)["text"] != "be brief" || len(b["tools"].([]any)) != 1 ||
-		b["stream"] != true || b["reasoningSummary"] != nil || b["metadata"].(map[string]any)["user_id"] != "u1" {
+		b["stream"] != true || b["reasoningSummary"] != nil || b["metadata"].(map[string]any)["user_id"] != "u1" ||
+		strings.Contains(fmt.Sprint(b["messages"]), "INJECTED") {
 		t.Errorf("anthropic body %v", b)
 	}
 	r, m, rp, _ := responsesSetup(t, "openai/gpt-4.1", wiretest.Answers{{Text: "ok"}})
@@ -228,7 +244,8 @@ func TestOptionsNeverReplaceWhatPodcodeBuilds(t *testing.T) {
 		t.Fatal(err)
 	}
 	b = r.Requests()[0].Body
-	if b["model"] != "gpt-4.1" || b["store"] != false || b["instructions"] != "be brief" || b["promptCache"] != nil || b["thinkingBudget"] != nil {
+	if b["model"] != "gpt-4.1" || b["store"] != false || b["instructions"] != "be brief" || b["promptCache"] != nil || b["thinkingBudget"] != nil ||
+		b["prompt"] != nil || strings.Contains(fmt.Sprint(b["input"]), "INJECTED") || len(b["input"].([]any)) != 1 {
 		t.Errorf("responses body %v", b)
 	}
 	g, m, gp, _ := geminiSetup(t, "gemini/gemini-2.5-flash", wiretest.Answers{{Text: "ok"}})

@@ -113,10 +113,11 @@ func responsesError(m Model, err error) error {
 }
 
 // responsesReserved are the body's fields Podcode builds: an option never
-// replaces the model, the conversation, the tools, the stream, or store:
-// false (nothing of the user's kept at OpenAI) and what it includes.
+// replaces the model, the conversation (nor adds to it: a stored prompt),
+// the tools, the stream, or store: false (nothing of the user's kept at
+// OpenAI) and what it includes. Only a plain name is an option (plainKey).
 var responsesReserved = map[string]bool{"model": true, "input": true, "instructions": true, "tools": true, "stream": true, "store": true,
-	"include": true, "previous_response_id": true, "conversation": true}
+	"include": true, "previous_response_id": true, "conversation": true, "prompt": true}
 
 // responsesOwnOptions are the options params reads itself.
 var responsesOwnOptions = map[string]bool{"reasoningEffort": true, "reasoningSummary": true, "parallelToolCalls": true}
@@ -160,7 +161,7 @@ func (o *Responses) params(req Request) (responses.ResponseNewParams, []option.R
 	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: responsesInput(req)}
 	var extra []option.RequestOption
 	for _, k := range sortedKeys(opts) {
-		if responsesOwnOptions[k] || genericOptions[k] || responsesReserved[k] {
+		if responsesOwnOptions[k] || genericOptions[k] || responsesReserved[k] || !plainKey(k) {
 			continue
 		}
 		extra = append(extra, option.WithJSONSet(k, opts[k]))
@@ -319,12 +320,20 @@ func (r *responsesReader) event(ev responses.ResponseStreamEventUnion, emit func
 	return nil
 }
 
+// response is what streamed so far, for an answer that broke off: its
+// reasoning shown, never sent back (the items it led to never came).
 func (r *responsesReader) response() Response {
-	return Response{Text: r.text.String(), Usage: r.usage, Reasoning: r.reasoning}
+	res := Response{Text: r.text.String(), Usage: r.usage}
+	for _, rs := range r.reasoning {
+		if rs.Text != "" {
+			res.Reasoning = append(res.Reasoning, chat.Reasoning{Text: rs.Text})
+		}
+	}
+	return res
 }
 
 func (r *responsesReader) finish(emit func(Event)) Response {
-	res := r.response()
+	res := Response{Text: r.text.String(), Usage: r.usage, Reasoning: r.reasoning}
 	for _, c := range r.order {
 		if c.name == "" {
 			continue

@@ -26,8 +26,9 @@ import (
 //     and Anthropic's overloaded_error mid-stream), its servers' errors
 //     (5xx); a history too long for the model's context is also
 //     ErrContextOverflow (errors.Is), which the turn answers by compacting;
-//   - a failure to reach it (refused, reset, timed out) is *NetError, which
-//     names the endpoint;
+//   - a failure to reach it (refused, reset) is *NetError, which names the
+//     endpoint; an attempt that passed Connection.Timeout is ErrTimeout,
+//     which names the option;
 //   - a stream that breaks its own format is ErrStream.
 //
 // 429, 5xx, 529, an overload mid-stream and the network are retried, up
@@ -170,6 +171,10 @@ func (e *NetError) Error() string {
 
 func (e *NetError) Unwrap() error { return e.Err }
 
+// ErrTimeout is an attempt of a model call that passed the connection's
+// timeout.
+var ErrTimeout = errors.New("the model call took longer than its timeout")
+
 // ErrStream is a cut or malformed response stream.
 var ErrStream = errors.New("the provider's response stream was cut or malformed")
 
@@ -222,6 +227,9 @@ func (r *retrier) do(ctx context.Context, m Model, onEvent func(Event), attempt 
 			actx, cancel = context.WithTimeout(ctx, conn.Timeout)
 		}
 		res, err := safely(actx, emit, attempt)
+		if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("%w: %s (provider.%s.options.timeout): %w", ErrTimeout, conn.Timeout, m.ProviderID, err)
+		}
 		cancel()
 		if err == nil {
 			return res, nil
@@ -264,12 +272,18 @@ func retryable(err error, n int) (time.Duration, bool) {
 	backoff := min(time.Duration(500<<min(n, 6))*time.Millisecond, 30*time.Second)
 	var se *StatusError
 	if errors.As(err, &se) {
+		ok := se.Status == http.StatusTooManyRequests || se.Status == http.StatusRequestTimeout || se.Status >= 500 || se.overloaded() ||
+			(se.Status == 0 && transientMidStream[se.Type])
+		if !ok || errors.Is(se, ErrContextOverflow) {
+			return 0, false // a Retry-After on a refusal (a gateway's) asks for nothing
+		}
 		if se.RetryAfter > 0 {
 			return min(se.RetryAfter, time.Minute), true
 		}
-		ok := se.Status == http.StatusTooManyRequests || se.Status == http.StatusRequestTimeout || se.Status >= 500 || se.overloaded() ||
-			(se.Status == 0 && transientMidStream[se.Type])
-		return backoff, ok && !errors.Is(se, ErrContextOverflow)
+		return backoff, true
+	}
+	if errors.Is(err, ErrTimeout) {
+		return backoff, true
 	}
 	if errors.Is(err, ErrStream) {
 		return 0, false
@@ -308,7 +322,7 @@ func final(err error, m Model, retries int) error {
 		return err
 	}
 	var ne *NetError
-	if errors.As(err, &ne) || errors.Is(err, ErrStream) {
+	if errors.As(err, &ne) || errors.Is(err, ErrStream) || errors.Is(err, ErrTimeout) {
 		return err
 	}
 	var oe *net.OpError

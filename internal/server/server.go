@@ -430,6 +430,14 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := caller(r)
+	// A tenant picks among the models the user's file defines (and the
+	// default): the catalog's others would be called with whatever keys
+	// and cloud credentials the server's environment holds.
+	if body.Model != "" && c.Tenant != store.DefaultTenant && !s.Agent.App.Models.Defined(body.Model) {
+		s.fail(w, http.StatusBadRequest, fmt.Errorf("model %q is not one this server offers: the models of its podcode.json are %s",
+			body.Model, strings.Join(s.Agent.App.Models.Names(), ", ")))
+		return
+	}
 	sess, err := s.Agent.NewSession(r.Context(), agent.SessionRequest{Tenant: c.Tenant, TenantID: c.TenantID, UserID: c.UserID,
 		Title: body.Title, Model: body.Model, Channel: "api"})
 	if err != nil {

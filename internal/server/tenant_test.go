@@ -183,3 +183,25 @@ func TestTenants(t *testing.T) {
 		t.Errorf("ann deleting her own session: %d", code)
 	}
 }
+
+// A tenant picks among the models the user's file defines (and the
+// default), never one only the embedded catalog knows: that model would be
+// called with whatever keys and cloud credentials the server's environment
+// holds. The server's own token may pick any.
+func TestTenantPicksOnlyTheUsersModels(t *testing.T) {
+	ag := newAgent(t, apptest.Project{User: map[string]any{"provider": map[string]any{"local": map[string]any{
+		"options": map[string]any{"baseURL": "http://127.0.0.1:1/v1"}, "models": map[string]any{"m": map[string]any{}}}}},
+		Env: map[string]string{"ANTHROPIC_API_KEY": "sk-ant-servers-own"}})
+	srv := httptest.NewServer(New(ag, "admin", config.TenantToken{Token: "ann-token", TenantID: 1, UserID: "ann"}).Handler())
+	t.Cleanup(srv.Close)
+	if code, out := call(t, srv, "POST", "/sessions", "ann-token", `{"model": "anthropic/claude-opus-4-1"}`); code != 400 ||
+		!strings.Contains(out["error"].(string), "not one this server offers") || !strings.Contains(out["error"].(string), "local/m") {
+		t.Errorf("a catalog model: %d %v", code, out)
+	}
+	if code, out := call(t, srv, "POST", "/sessions", "ann-token", `{"model": "local/m"}`); code != 201 {
+		t.Errorf("the user's model: %d %v", code, out)
+	}
+	if code, out := call(t, srv, "POST", "/sessions", "admin", `{"model": "anthropic/claude-opus-4-1"}`); code != 201 {
+		t.Errorf("the server's own token: %d %v", code, out)
+	}
+}

@@ -284,6 +284,7 @@ func (a *Anthropic) check(body map[string]any) string {
 		countCache(s)
 	}
 	var prevToolUses []string
+	turnStart := 0
 	for i, raw := range msgs {
 		m, _ := raw.(map[string]any)
 		role, _ := m["role"].(string)
@@ -348,11 +349,19 @@ func (a *Anthropic) check(body map[string]any) string {
 			}
 		}
 		prevToolUses = toolUses
-		if role == "assistant" && len(toolUses) > 0 && thinking && i >= len(msgs)-2 {
-			first, _ := blocks[0].(map[string]any)
-			if t := first["type"]; t != "thinking" && t != "redacted_thinking" {
-				return fmt.Sprintf("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%v`. When `thinking` is enabled, a final `assistant` message must start with a thinking block.", i, t)
-			}
+		if role == "user" && len(results) < len(blocks) {
+			turnStart = i // a prompt: the assistant turn after it is the final one
+		}
+	}
+	// With thinking on, the final assistant turn (its tool loop is one
+	// turn: from the first answer after the last prompt) must start with
+	// thinking; its later steps need none of their own.
+	if thinking && turnStart+1 < len(msgs) {
+		m, _ := msgs[turnStart+1].(map[string]any)
+		blocks := list(m["content"])
+		first, _ := blocks[0].(map[string]any)
+		if t := first["type"]; m["role"] == "assistant" && t != "thinking" && t != "redacted_thinking" {
+			return fmt.Sprintf("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%v`. When `thinking` is enabled, a final `assistant` message must start with a thinking block.", turnStart+1, t)
 		}
 	}
 	if len(prevToolUses) > 0 {
