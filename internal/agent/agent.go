@@ -304,10 +304,6 @@ type turn struct {
 	out   *TurnResult
 	sub   *usageSink     // what the turn's sub-agents used
 	hist  []chat.Message // what the model sees, loaded once a turn, then kept up to date
-	// compacted says that the last history(ctx, true) compacted; declined
-	// is the reason a PreCompact hook gave when it refused to.
-	compacted bool
-	declined  string
 }
 
 func (t *turn) emit(e Event) {
@@ -634,19 +630,15 @@ func (t *turn) step(ctx context.Context) ([]chat.ToolCall, error) {
 	}
 	first := err
 	calls, err = t.call(ctx, true)
+	var none noCompaction
 	switch {
-	case errors.Is(err, errNothingToCompact) && t.declined != "":
-		return nil, fmt.Errorf("%w, and a PreCompact hook declined compaction (%s): start a new session, or pick a model with a larger context (--model)", first, t.declined)
-	case errors.Is(err, errNothingToCompact):
-		return nil, fmt.Errorf("%w, and there is nothing left to compact: start a new session, or pick a model with a larger context (--model)", first)
+	case errors.As(err, &none):
+		return nil, fmt.Errorf("%w, and %s: start a new session, or pick a model with a larger context (--model)", first, none.why)
 	case errors.Is(err, provider.ErrContextOverflow):
 		return nil, fmt.Errorf("%w; it is still too long after compaction: start a new session, or pick a model with a larger context (--model)", err)
 	}
 	return calls, err
 }
-
-// errNothingToCompact: a forced compaction found nothing to summarize.
-var errNothingToCompact = errors.New("nothing to compact")
 
 // call is step's model call, after compacting the history when it is
 // near the model's context, or, with force, whenever there is something to
@@ -656,9 +648,6 @@ func (t *turn) call(ctx context.Context, force bool) ([]chat.ToolCall, error) {
 	history, err := t.history(ctx, force)
 	if err != nil {
 		return nil, err
-	}
-	if force && !t.compacted {
-		return nil, errNothingToCompact
 	}
 	params, steps := t.a.App.Runner.ChatParams(t.ctx(ctx), pipeline.ChatInput{SessionID: t.sess.ID, Agent: t.req.Agent, Model: t.model, Specified: t.req.Specified})
 	// Paired: a history an older Podcode left with an unanswered call
@@ -687,23 +676,21 @@ func (t *turn) call(ctx context.Context, force bool) ([]chat.ToolCall, error) {
 	if err != nil && errors.Is(err, provider.ErrContextOverflow) && !force && res.Text == "" {
 		return nil, fmt.Errorf("model %s: %w", t.model.Name(), err)
 	}
+	// What the call used counts, a call cut short too (a provider bills it).
+	t.scope.Usage = t.scope.Usage.Add(res.Usage)
+	t.out.Usage = t.out.Usage.Add(res.Usage)
 	if err != nil {
 		msg.Status, msg.Error = chat.StatusError, err.Error()
 		if ctx.Err() != nil {
 			msg.Status = chat.StatusInterrupted
 		}
 		// Stored even when the turn was cancelled: the text the user saw
-		// (res.Text holds what streamed), why it stopped, and what the
-		// call used until then (a provider bills a call cut short).
-		t.scope.Usage = t.scope.Usage.Add(res.Usage)
-		t.out.Usage = t.out.Usage.Add(res.Usage)
+		// (res.Text holds what streamed), why it stopped, and its usage.
 		if serr := t.storeStep(context.WithoutCancel(ctx), msg, res.Usage); serr != nil {
 			t.a.App.Log.Warn("agent: storing a failed model call's message failed", "session", t.sess.ID, "error", serr.Error())
 		}
 		return nil, fmt.Errorf("model %s: %w", t.model.Name(), err)
 	}
-	t.scope.Usage = t.scope.Usage.Add(res.Usage)
-	t.out.Usage = t.out.Usage.Add(res.Usage)
 	if err := t.storeStep(ctx, msg, res.Usage); err != nil {
 		return nil, err
 	}

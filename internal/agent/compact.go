@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -23,9 +24,9 @@ const (
 // message after what it summarizes. It is read from the store once a turn
 // and kept up to date as messages are stored. It compacts first when
 // needed, or, with force (the provider refused the history as too long
-// for the model's context), whenever there is something to compact.
+// for the model's context), whenever there is something to compact; a
+// forced compaction that cannot be made is a noCompaction saying why.
 func (t *turn) history(ctx context.Context, force bool) ([]chat.Message, error) {
-	t.compacted, t.declined = false, ""
 	if t.hist == nil {
 		var err error
 		if t.hist, err = t.a.Store.Recent(ctx, t.sess.ID); err != nil {
@@ -44,6 +45,9 @@ func (t *turn) history(ctx context.Context, force bool) ([]chat.Message, error) 
 	}
 	cut, midTurn := cutPoint(msgs)
 	if cut <= lead {
+		if force {
+			return nil, noCompaction{"there is nothing left to compact"}
+		}
 		return msgs, nil
 	}
 	p := t.scope.Payload(plugin.HookPreCompact)
@@ -54,7 +58,9 @@ func (t *turn) history(ctx context.Context, force bool) ([]chat.Message, error) 
 	}
 	if rep.Result.Decision == plugin.DecisionDeny {
 		t.a.App.Log.Info("agent: a PreCompact hook declined compaction", "session", t.sess.ID, "message", rep.Result.Message)
-		t.declined = orElse(rep.Result.Message, "no reason given")
+		if force {
+			return nil, noCompaction{"a PreCompact hook declined compaction (" + cmp.Or(rep.Result.Message, "no reason given") + ")"}
+		}
 		return msgs, nil
 	}
 	summary := &chat.Message{Role: chat.RoleSummary, Text: summarize(msgs[lead:cut], midTurn), Through: msgs[cut-1].Seq, Hooks: lifecycleRuns(rep)}
@@ -69,9 +75,13 @@ func (t *turn) history(ctx context.Context, force bool) ([]chat.Message, error) 
 	}
 	t.a.App.Bus.PublishFor(t.sess.Tenant, EventCompacted, map[string]any{"sessionID": t.sess.ID, "summarized": cut - lead})
 	t.hist = append(append(append([]chat.Message{}, msgs[:lead]...), *summary), msgs[cut:]...)
-	t.compacted = true
 	return t.hist, nil
 }
+
+// noCompaction is a forced compaction that could not be made, and why.
+type noCompaction struct{ why string }
+
+func (e noCompaction) Error() string { return e.why }
 
 // cutPoint is where the recent messages start: a user message with at
 // least keepRecent messages from it on; failing one (a single turn of many
@@ -164,11 +174,4 @@ func summarize(msgs []chat.Message, midTurn bool) string {
 		b.WriteString(line + "\n")
 	}
 	return b.String()
-}
-
-func orElse(s, other string) string {
-	if s == "" {
-		return other
-	}
-	return s
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -260,11 +261,10 @@ func (a *Anthropic) params(req Request) (anthropic.MessageNewParams, []option.Re
 	if v, ok := opts["parallelToolCalls"].(bool); ok && !v && len(tools) > 0 {
 		p.ToolChoice = anthropic.ToolChoiceUnionParam{OfAuto: &anthropic.ToolChoiceAutoParam{DisableParallelToolUse: anthropic.Bool(true)}}
 	}
-	for _, k := range sortedKeys(opts) {
-		if anthropicOwnOptions[k] || genericOptions[k] || anthropicReserved[k] || !plainKey(k) {
-			continue
+	for _, k := range slices.Sorted(maps.Keys(opts)) {
+		if sent(k, anthropicReserved) {
+			extra = append(extra, option.WithJSONSet(k, opts[k]))
 		}
-		extra = append(extra, option.WithJSONSet(k, opts[k]))
 	}
 	return p, extra, nil
 }
@@ -280,22 +280,11 @@ const defaultMaxTokens = 8192
 // "mod\\el" as paths into the body).
 var anthropicReserved = map[string]bool{"model": true, "messages": true, "system": true, "tools": true, "stream": true, "max_tokens": true}
 
-// anthropicOwnOptions are the options params reads itself.
-var anthropicOwnOptions = map[string]bool{"promptCache": true, "thinking": true, "thinkingBudget": true, "reasoningEffort": true, "parallelToolCalls": true}
-
-// genericOptions are options of Podcode's vocabulary that some APIs take
-// and others have no use for: never sent under their own name.
+// genericOptions are the options of Podcode's vocabulary, each read by the
+// APIs that take it (Anthropic's promptCache, the Responses API's
+// reasoningSummary, …): never sent under its own name.
 var genericOptions = map[string]bool{"reasoningEffort": true, "reasoningSummary": true, "promptCache": true, "thinking": true,
 	"thinkingBudget": true, "parallelToolCalls": true, "maxCompletionTokens": true, "includeThoughts": true}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
 
 // lastBlockCache is where a breakpoint on m's last block goes (nil for a
 // block that takes none: thinking).

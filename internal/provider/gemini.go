@@ -1,12 +1,15 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"cloud.google.com/go/auth"
@@ -133,7 +136,7 @@ func (t *bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("getting a Google Cloud token: %w", err)
 	}
 	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", orElse(tok.Type, "Bearer")+" "+tok.Value)
+	r.Header.Set("Authorization", cmp.Or(tok.Type, "Bearer")+" "+tok.Value)
 	if t.quotaProject != "" {
 		r.Header.Set("X-Goog-User-Project", t.quotaProject)
 	}
@@ -161,9 +164,6 @@ var geminiRequestFields = map[string]bool{"safetySettings": true, "toolConfig": 
 // geminiReserved are the request's fields Podcode builds: an option never
 // replaces the conversation, the system prompt, the tools or the model.
 var geminiReserved = map[string]bool{"contents": true, "systemInstruction": true, "tools": true, "model": true, "generationConfig": true}
-
-// geminiOwnOptions are the options config reads itself.
-var geminiOwnOptions = map[string]bool{"reasoningEffort": true, "thinkingBudget": true, "includeThoughts": true}
 
 // geminiBudgets are the thinking budgets of the efforts, for models that
 // take a budget rather than a level.
@@ -215,9 +215,9 @@ func (g *Gemini) config(req Request) (*genai.GenerateContentConfig, error) {
 		cfg.ThinkingConfig.IncludeThoughts = v
 	}
 	body, gen := map[string]any{}, map[string]any{}
-	for _, k := range sortedKeys(opts) {
+	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		switch {
-		case geminiOwnOptions[k] || genericOptions[k] || geminiReserved[k]:
+		case genericOptions[k] || geminiReserved[k]:
 		case geminiRequestFields[k]:
 			body[k] = opts[k]
 		default:
@@ -343,7 +343,7 @@ func (r *geminiReader) chunk(c *genai.GenerateContentResponse, emit func(Event))
 				if p.FunctionCall.Args == nil {
 					args = []byte("{}")
 				}
-				call := chat.ToolCall{ID: orElse(p.FunctionCall.ID, chat.NewID("call")), Tool: p.FunctionCall.Name, Args: args}
+				call := chat.ToolCall{ID: cmp.Or(p.FunctionCall.ID, chat.NewID("call")), Tool: p.FunctionCall.Name, Args: args}
 				if len(p.ThoughtSignature) > 0 {
 					call.Signature = base64.StdEncoding.EncodeToString(p.ThoughtSignature)
 				}

@@ -8,6 +8,7 @@
 package provider
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -202,30 +203,12 @@ func connection(pid string, opts map[string]any, kp *knownProvider) Connection {
 			c.BaseURL = "https://api.openai.com/v1"
 		}
 	case APIBedrock:
-		if c.Region == "" {
-			c.Region = firstEnv("AWS_REGION", "AWS_DEFAULT_REGION")
-		}
+		c.Region = cmp.Or(c.Region, getenv("AWS_REGION"), getenv("AWS_DEFAULT_REGION"))
 	case APIVertex:
-		if c.Project == "" {
-			c.Project = firstEnv("GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT")
-		}
-		if c.Region == "" {
-			c.Region = firstEnv("GOOGLE_CLOUD_LOCATION", "GOOGLE_CLOUD_REGION")
-		}
-		if c.Region == "" {
-			c.Region = "global"
-		}
+		c.Project = cmp.Or(c.Project, getenv("GOOGLE_CLOUD_PROJECT"), getenv("GCLOUD_PROJECT"))
+		c.Region = cmp.Or(c.Region, getenv("GOOGLE_CLOUD_LOCATION"), getenv("GOOGLE_CLOUD_REGION"), "global")
 	}
 	return c
-}
-
-func firstEnv(names ...string) string {
-	for _, n := range names {
-		if v := getenv(n); v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // ownBaseEnv are the variables that move the providers' own endpoints (to

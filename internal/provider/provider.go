@@ -146,6 +146,13 @@ func schemaObject(t ToolSpec) (map[string]any, error) {
 	return schema, nil
 }
 
+// sent says whether option k goes into an SDK's body under its own name:
+// not one of Podcode's vocabulary (genericOptions, read into the API's own
+// fields), not a field Podcode builds (reserved), and a plain name.
+func sent(k string, reserved map[string]bool) bool {
+	return !genericOptions[k] && !reserved[k] && plainKey(k)
+}
+
 // plainKey says whether an option's name is a plain name ([A-Za-z0-9_]),
 // the only kind an SDK's body gets: the SDKs set options as paths into
 // the JSON they built, where "messages.0.content" or an escaped "st\\ore"

@@ -1,11 +1,14 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/openai/openai-go/v3/option"
@@ -99,7 +102,7 @@ func responsesError(m Model, err error) error {
 	if !errors.As(err, &ae) {
 		return err
 	}
-	se := &StatusError{Provider: m.ProviderID, Model: m.ModelID, Status: ae.StatusCode, Type: orElse(ae.Code, ae.Type), Body: ae.Message,
+	se := &StatusError{Provider: m.ProviderID, Model: m.ModelID, Status: ae.StatusCode, Type: cmp.Or(ae.Code, ae.Type), Body: ae.Message,
 		KeyEnv: m.Connection.KeyEnv}
 	if se.Body == "" {
 		se.Type, se.Body = errorBody([]byte(ae.RawJSON()))
@@ -118,9 +121,6 @@ func responsesError(m Model, err error) error {
 // OpenAI) and what it includes. Only a plain name is an option (plainKey).
 var responsesReserved = map[string]bool{"model": true, "input": true, "instructions": true, "tools": true, "stream": true, "store": true,
 	"include": true, "previous_response_id": true, "conversation": true, "prompt": true}
-
-// responsesOwnOptions are the options params reads itself.
-var responsesOwnOptions = map[string]bool{"reasoningEffort": true, "reasoningSummary": true, "parallelToolCalls": true}
 
 func (o *Responses) params(req Request) (responses.ResponseNewParams, []option.RequestOption, error) {
 	m := req.Model
@@ -146,7 +146,7 @@ func (o *Responses) params(req Request) (responses.ResponseNewParams, []option.R
 		p.Reasoning.Effort = shared.ReasoningEffort(nearestLevel(effort, m.ReasoningLevels))
 		if effort != "none" {
 			summary, _ := opts["reasoningSummary"].(string)
-			p.Reasoning.Summary = shared.ReasoningSummary(orElse(summary, "auto"))
+			p.Reasoning.Summary = shared.ReasoningSummary(cmp.Or(summary, "auto"))
 			p.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
 		}
 	}
@@ -160,11 +160,10 @@ func (o *Responses) params(req Request) (responses.ResponseNewParams, []option.R
 	p.Tools = tools
 	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: responsesInput(req)}
 	var extra []option.RequestOption
-	for _, k := range sortedKeys(opts) {
-		if responsesOwnOptions[k] || genericOptions[k] || responsesReserved[k] || !plainKey(k) {
-			continue
+	for _, k := range slices.Sorted(maps.Keys(opts)) {
+		if sent(k, responsesReserved) {
+			extra = append(extra, option.WithJSONSet(k, opts[k]))
 		}
-		extra = append(extra, option.WithJSONSet(k, opts[k]))
 	}
 	return p, extra, nil
 }
@@ -283,7 +282,7 @@ func (r *responsesReader) event(ev responses.ResponseStreamEventUnion, emit func
 		switch it.Type {
 		case "function_call":
 			c := r.call(it.ID)
-			c.callID, c.name, c.complete = orElse(it.CallID, c.callID), orElse(it.Name, c.name), true
+			c.callID, c.name, c.complete = cmp.Or(it.CallID, c.callID), cmp.Or(it.Name, c.name), true
 			if a := it.Arguments.OfString; a != "" {
 				c.args.Reset()
 				c.args.WriteString(a)
@@ -313,7 +312,7 @@ func (r *responsesReader) event(ev responses.ResponseStreamEventUnion, emit func
 		}
 	case "response.failed":
 		e := ev.Response.Error
-		return &StatusError{Type: string(e.Code), Body: orElse(e.Message, "the response failed")}
+		return &StatusError{Type: string(e.Code), Body: cmp.Or(e.Message, "the response failed")}
 	case "error":
 		return &StatusError{Type: ev.Code, Body: ev.Message}
 	}
@@ -342,7 +341,7 @@ func (r *responsesReader) finish(emit func(Event)) Response {
 		if args == "" {
 			args = "{}"
 		}
-		call := chat.ToolCall{ID: orElse(c.callID, chat.NewID("call")), Tool: c.name, Args: json.RawMessage(args)}
+		call := chat.ToolCall{ID: cmp.Or(c.callID, chat.NewID("call")), Tool: c.name, Args: json.RawMessage(args)}
 		if !json.Valid(call.Args) {
 			call.Args, _ = json.Marshal(args)
 		}

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,7 +54,7 @@ type StatusError struct {
 }
 
 func (e *StatusError) Error() string {
-	who := orElse(e.Provider, "the provider")
+	who := cmp.Or(e.Provider, "the provider")
 	detail := e.Body
 	if e.Type != "" && !strings.Contains(detail, e.Type) {
 		detail = e.Type + ": " + detail
@@ -80,7 +81,7 @@ func (e *StatusError) Error() string {
 	case e.Status == http.StatusTooManyRequests:
 		return fmt.Sprintf("%s is rate limiting (429) and retries ran out%s: %s", who, retried, detail)
 	case e.overloaded():
-		return fmt.Sprintf("%s is overloaded (%s) and retries ran out%s: %s", who, orElse(statusText(e.Status), "mid-stream"), retried, detail)
+		return fmt.Sprintf("%s is overloaded (%s) and retries ran out%s: %s", who, cmp.Or(statusText(e.Status), "mid-stream"), retried, detail)
 	case e.Status == 0:
 		return fmt.Sprintf("%s reported an error mid-stream%s: %s", who, retried, detail)
 	case e.Status >= 500:
@@ -94,13 +95,6 @@ func statusText(status int) string {
 		return ""
 	}
 	return strconv.Itoa(status)
-}
-
-func orElse(s, other string) string {
-	if s == "" {
-		return other
-	}
-	return s
 }
 
 // overloaded is Anthropic's 529 and its overloaded_error, which may also
@@ -145,7 +139,7 @@ var ErrNoKey = errors.New("no API key")
 // noKey is ErrNoKey for m, saying where a key goes: env, the provider's
 // variable, or the apiKey option.
 func noKey(m Model, env string) error {
-	env = orElse(m.Connection.KeyEnv, env)
+	env = cmp.Or(m.Connection.KeyEnv, env)
 	if kp := known(m.ProviderID); kp != nil && kp.keyEnv != "" {
 		env = kp.keyEnv
 	}
@@ -288,17 +282,20 @@ func retryable(err error, n int) (time.Duration, bool) {
 	if errors.Is(err, ErrStream) {
 		return 0, false
 	}
-	var ne *NetError
-	var oe *net.OpError
-	if errors.As(err, &ne) || errors.As(err, &oe) || errors.Is(err, context.DeadlineExceeded) || isTransport(err) {
+	if unreached(err) {
 		return backoff, true
 	}
 	return 0, false
 }
 
-// isTransport says whether err is one a client returns for a request that
-// never got an answer (a *url.Error around a network failure, an EOF).
-func isTransport(err error) bool {
+// unreached says whether err is one a client returns for a request that
+// never got an answer: a network failure (a *url.Error around a
+// *net.OpError), a deadline, an EOF.
+func unreached(err error) bool {
+	var oe *net.OpError
+	if errors.As(err, &oe) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
 	s := err.Error()
 	return strings.Contains(s, "connection reset") || strings.Contains(s, "EOF") || strings.Contains(s, "connection refused") ||
 		strings.Contains(s, "no such host") || strings.Contains(s, "i/o timeout") || strings.Contains(s, "broken pipe")
@@ -325,8 +322,7 @@ func final(err error, m Model, retries int) error {
 	if errors.As(err, &ne) || errors.Is(err, ErrStream) || errors.Is(err, ErrTimeout) {
 		return err
 	}
-	var oe *net.OpError
-	if errors.As(err, &oe) || errors.Is(err, context.DeadlineExceeded) || isTransport(err) {
+	if unreached(err) {
 		return &NetError{Provider: m.ProviderID, Endpoint: m.Connection.Endpoint(), Retries: retries, Err: err}
 	}
 	return err
