@@ -115,8 +115,13 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	if s.app.Runner.Gate != nil {
 		s.app.Runner.Gate = gate{ToolGate: s.app.Runner.Gate, s: s}
 	}
-	conn := sdk.NewAgentSideConnection(s, out, in)
+	// The SDK starts reading at once, and its reader reads the logger
+	// (when the input ends) that SetLogger writes: nothing is read until
+	// the logger is set.
+	gate := &gatedReader{r: in, open: make(chan struct{})}
+	conn := sdk.NewAgentSideConnection(s, out, gate)
 	conn.SetLogger(s.log)
+	close(gate.open)
 	s.conn = conn
 	close(s.ready)
 	s.log.Info("acp: serving on standard input and output", "project", s.app.Cwd)
@@ -493,4 +498,15 @@ func httpSpec(name, url string, headers []sdk.HttpHeader, transport, origin stri
 
 func sameSpec(a, b mcpclient.Spec) bool {
 	return fmt.Sprint(a) == fmt.Sprint(b) // maps print sorted
+}
+
+// gatedReader reads r once open is closed.
+type gatedReader struct {
+	r    io.Reader
+	open chan struct{}
+}
+
+func (g *gatedReader) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
 }
