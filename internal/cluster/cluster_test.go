@@ -138,13 +138,21 @@ func TestRunReapsTheTurnsOfDeadNodes(t *testing.T) {
 		// a dies here: it never renews. b and c both reap.
 		ctx, stop := context.WithCancel(t.Context())
 		defer stop()
-		go b.Run(ctx)
-		go c.Run(ctx)
+		var running sync.WaitGroup
+		running.Go(func() { b.Run(ctx) })
+		running.Go(func() { c.Run(ctx) })
+		// The store marks the turn before the reaper announces it: wait for
+		// both, then for the reapers to end, so a second announcement
+		// would be counted.
 		await(t, "the dead node's turn was not reaped", func() bool {
+			mu.Lock()
+			announced := len(reaped) > 0
+			mu.Unlock()
 			got, err := st.Session(t.Context(), store.DefaultTenant, sess.ID)
-			return err == nil && got.Status == store.SessionInterrupted
+			return announced && err == nil && got.Status == store.SessionInterrupted
 		})
 		stop()
+		running.Wait()
 		mu.Lock()
 		defer mu.Unlock()
 		if len(reaped) != 1 || reaped[0].ID != sess.ID || reaped[0].Tenant != store.DefaultTenant {
