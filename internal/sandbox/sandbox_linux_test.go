@@ -353,7 +353,7 @@ func TestNothingOutlivesTheCommand(t *testing.T) {
 			nohup setsid bash -c 'exec -a %[1]s sleep 300' </dev/null >/dev/null 2>&1 &
 			count() { # the processes whose first argument is the marker
 				n=0
-				for f in /proc/[0-9]*/cmdline; do IFS= read -r -d '' a <"$f" 2>/dev/null && [ "$a" = %[1]s ] && n=$((n+1)); done
+				for f in /proc/[0-9]*/cmdline; do { IFS= read -r -d '' a <"$f"; } 2>/dev/null && [ "$a" = %[1]s ] && n=$((n+1)); done
 				echo $n
 			}
 			while [ "$(count)" -lt 3 ]; do sleep 0.01; done
@@ -410,7 +410,7 @@ func testOtherSandboxes(t *testing.T, s Support) {
 		}
 		pid := a.Process.Pid
 		out, _ := run(t, Policy{Writable: []string{wsB}, Tmp: tmpB, Network: network}, fmt.Sprintf(
-			"cat /proc/%[1]d/environ /proc/%[1]d/maps; ls /proc/%[1]d/fd/ /proc/%[1]d/cwd/; grep -l %s /proc/[0-9]*/cmdline", pid, marker))
+			"cat /proc/%[1]d/environ /proc/%[1]d/maps; ls /proc/%[1]d/fd/ /proc/%[1]d/cwd/; grep -ls %s /proc/[0-9]*/cmdline", pid, marker))
 		a.Process.Kill()
 		a.Wait()
 		if strings.Contains(out, "PODCODE_TEST_OTHER") || strings.Contains(out, "/usr/bin/sleep") || strings.Contains(out, wsA) {

@@ -74,7 +74,7 @@ func TestBashSandboxedGroupIsKilled(t *testing.T) {
 	}
 	bash, ws, _ := confinedBash(t, time.Minute)
 	marker := "podcode-tool-sandbox-" + filepath.Base(filepath.Dir(ws.Root))
-	started := fmt.Sprintf(`until for f in /proc/[0-9]*/cmdline; do IFS= read -r -d '' a <"$f" 2>/dev/null && [ "$a" = %s ] && break; done; do sleep 0.01; done`, marker)
+	started := fmt.Sprintf(`until for f in /proc/[0-9]*/cmdline; do { IFS= read -r -d '' a <"$f"; } 2>/dev/null && [ "$a" = %s ] && break; done; do sleep 0.01; done`, marker)
 	res, err := bash.Execute(context.Background(), Call{}, map[string]any{"command": fmt.Sprintf("(exec -a %s sleep 100) & %s; echo started", marker, started)})
 	if err != nil || res.Output != "started\n" {
 		t.Fatalf("%+v %v", res, err)
