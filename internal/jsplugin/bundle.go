@@ -292,7 +292,7 @@ func (b *Bundler) externals(esm bool) api.Plugin {
 				return api.OnResolveResult{}, fmt.Errorf("module %q is Bun's and not available to Podcode plugins", spec)
 			}
 			if isBuiltin(spec) {
-				if !slices.Contains(jsrt.BuiltinModules, strings.TrimPrefix(spec, "node:")) {
+				if !jsrt.IsBuiltinModule(spec) {
 					return api.OnResolveResult{}, fmt.Errorf("module %q is not available to Podcode plugins (available: %s)", spec, availableBuiltins())
 				}
 				if !esm {

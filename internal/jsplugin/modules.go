@@ -14,13 +14,20 @@ import (
 	"github.com/podcode/podcode/internal/jsrt"
 )
 
-// nodeBuiltins are Node's module names; esbuild leaves them as require
-// calls, and the runtime provides some of them (jsrt.Runtime.Builtin).
+// nodeBuiltins are Node's module names (its module.builtinModules);
+// esbuild leaves them as require calls, and the runtime provides most of
+// them (jsrt.BuiltinModules).
 var nodeBuiltins = map[string]bool{
-	"assert": true, "buffer": true, "child_process": true, "crypto": true, "events": true, "fs": true,
-	"fs/promises": true, "http": true, "https": true, "net": true, "os": true, "path": true,
-	"path/posix": true, "process": true, "stream": true, "string_decoder": true, "timers": true,
-	"tty": true, "url": true, "util": true, "worker_threads": true, "zlib": true,
+	"assert": true, "assert/strict": true, "async_hooks": true, "buffer": true, "child_process": true,
+	"cluster": true, "console": true, "constants": true, "crypto": true, "dgram": true,
+	"diagnostics_channel": true, "dns": true, "dns/promises": true, "domain": true, "events": true,
+	"fs": true, "fs/promises": true, "http": true, "http2": true, "https": true, "inspector": true,
+	"module": true, "net": true, "os": true, "path": true, "path/posix": true, "path/win32": true,
+	"perf_hooks": true, "process": true, "punycode": true, "querystring": true, "readline": true,
+	"readline/promises": true, "repl": true, "stream": true, "stream/consumers": true,
+	"stream/promises": true, "stream/web": true, "string_decoder": true, "sys": true, "timers": true,
+	"timers/promises": true, "tls": true, "trace_events": true, "tty": true, "url": true, "util": true,
+	"util/types": true, "v8": true, "vm": true, "wasi": true, "worker_threads": true, "zlib": true,
 }
 
 func isBuiltin(spec string) bool {
@@ -127,10 +134,11 @@ func (m *moduleSystem) load(spec string) (goja.Value, error) {
 		return v, nil
 	}
 	if isBuiltin(spec) {
-		if v, ok := m.rt.Builtin(spec); ok {
-			return v, nil
+		v, ok, err := m.rt.Builtin(spec)
+		if ok || err != nil {
+			return v, err
 		}
-		return nil, fmt.Errorf("module %q is not available to Podcode plugins (available: node:path, node:fs/promises)", spec)
+		return nil, fmt.Errorf("module %q is not available to Podcode plugins", spec)
 	}
 	prg, ok := m.packages[spec]
 	if !ok {

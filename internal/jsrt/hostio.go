@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"slices"
@@ -294,26 +295,20 @@ func writeString(path, data string) error {
 	return err
 }
 
-// readDir is os.ReadDir for a folder only: it opens without blocking (a
-// FIFO would wait for a writer for ever) and refuses what is not a folder.
+// readDir is os.ReadDir for a folder only, sorted by name: it opens with
+// O_DIRECTORY, so what is not a folder (a FIFO included, which would wait
+// for a writer) is ENOTDIR at once. Its errors are Node's (scandir).
 func readDir(path string) ([]os.DirEntry, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, fmt.Errorf("readdir: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, sysErr("scandir", path, err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.IsDir() {
-		kind := "a file"
-		if !st.Mode().IsRegular() {
-			kind = trust.FileType(st.Mode())
-		}
-		return nil, fmt.Errorf("readdir: %s is %s, not a folder", path, kind)
-	}
 	entries, err := f.ReadDir(-1)
 	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries, err
+	return entries, sysErr("scandir", path, err)
 }

@@ -249,7 +249,7 @@ func (r *Runtime) measure(limit int64) (held int64, within bool) {
 // object, scopes, stacks and job queue) and what the host holds for it.
 func (r *Runtime) sizeInto(s *sizer) bool {
 	return s.add(reflect.ValueOf(r.vm)) && s.add(reflect.ValueOf(r.kept)) &&
-		s.add(reflect.ValueOf(r.timers)) && s.add(reflect.ValueOf(r.host.modules))
+		s.add(reflect.ValueOf(r.timers)) && s.add(reflect.ValueOf(r.host.node))
 }
 
 // checkRetained measures the runtime and stops it if it is over its limit.

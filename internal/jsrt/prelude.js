@@ -29,20 +29,44 @@
   }
   define("console", console);
 
-  // Timers. A runtime holds at most host.maxTimers at once.
+  // Timers. A runtime holds at most host.maxTimers at once. As in Node,
+  // setTimeout and setInterval return a Timeout object (its number is its
+  // primitive value, so code that keeps ids as numbers works too); ref and
+  // unref change nothing in a server that runs until it stops.
+  const timerId = Symbol("timerId");
+  class Timeout {
+    constructor(id, start) { this[timerId] = id; Object.defineProperty(this, "_start", { value: start }); }
+    ref() { return this; }
+    unref() { return this; }
+    hasRef() { return true; }
+    refresh() {
+      host.clearTimer(this[timerId]);
+      this[timerId] = this._start();
+      return this;
+    }
+    close() { host.clearTimer(this[timerId]); return this; }
+    [Symbol.toPrimitive]() { return this[timerId]; }
+  }
   function setTimer(name, fn, ms, args, repeat) {
     if (typeof fn !== "function") throw new TypeError(name + ": the callback must be a function");
-    const id = host.setTimer(() => fn(...args), Number(ms) || 0, repeat);
-    if (id === 0) {
-      throw new RangeError(name + ": this plugin already holds " + host.maxTimers +
-        " timers, the most one plugin may hold; clear some first (clearTimeout, clearInterval)");
-    }
-    return id;
+    const start = () => {
+      const id = host.setTimer(() => fn(...args), Number(ms) || 0, repeat);
+      if (id === 0) {
+        throw new RangeError(name + ": this plugin already holds " + host.maxTimers +
+          " timers, the most one plugin may hold; clear some first (clearTimeout, clearInterval)");
+      }
+      return id;
+    };
+    return new Timeout(start(), start);
   }
+  const clearTimer = (t) => {
+    if (t === undefined || t === null) return;
+    host.clearTimer(typeof t === "object" ? t[timerId] : Number(t));
+  };
   define("setTimeout", (fn, ms, ...args) => setTimer("setTimeout", fn, ms, args, false));
   define("setInterval", (fn, ms, ...args) => setTimer("setInterval", fn, ms, args, true));
-  define("clearTimeout", (id) => { if (id !== undefined) host.clearTimer(id); });
-  define("clearInterval", (id) => { if (id !== undefined) host.clearTimer(id); });
+  define("clearTimeout", clearTimer);
+  define("clearInterval", clearTimer);
   define("queueMicrotask", (fn) => { Promise.resolve().then(fn); });
 
   // Events and abort signals (the subset fetch and tools need).
@@ -230,46 +254,30 @@
       (e) => { throw signal && signal.aborted ? signal.reason : new TypeError("fetch failed: " + (e && e.message || e)); });
   });
 
-  // process: the environment and the working directory.
-  define("process", {
-    env: host.env,
-    cwd: () => host.cwd,
-    platform: host.platform,
-    version: "v20.0.0",
-    versions: { podcode: host.version },
-    argv: [],
-    nextTick: (fn, ...args) => { Promise.resolve().then(() => fn(...args)); },
-  });
+  // Node's globals, each made from its module (node/) when first read, so
+  // that a plugin that never reads one pays nothing for it. Writing one
+  // replaces it, as in Node.
+  function lazy(name, module, prop) {
+    Object.defineProperty(g, name, {
+      get() {
+        const m = host.require(module);
+        const v = prop === undefined ? m : m[prop];
+        define(name, v);
+        return v;
+      },
+      set(v) { define(name, v); },
+      enumerable: false, configurable: true,
+    });
+  }
+  lazy("process", "process");
+  lazy("Buffer", "buffer", "Buffer");
+  lazy("atob", "buffer", "atob");
+  lazy("btoa", "buffer", "btoa");
+  lazy("setImmediate", "timers", "setImmediate");
+  lazy("clearImmediate", "timers", "clearImmediate");
+  lazy("crypto", "crypto", "webcrypto");
+  lazy("performance", "perf_hooks", "performance");
 
-  // Node modules.
-  const fsPromises = {
-    readFile: (p, opts) => {
-      const enc = typeof opts === "string" ? opts : opts && opts.encoding;
-      return host.readFile(String(p), enc || null).then((v) => typeof v === "string" ? v : new Uint8Array(v));
-    },
-    writeFile: (p, data) => {
-      if (typeof data !== "string") data = new TextDecoder().decode(data);
-      return host.writeFile(String(p), data);
-    },
-    readdir: (p) => host.readdir(String(p)),
-    stat: (p) => host.stat(String(p)).then((s) => ({
-      size: s.size, mtimeMs: s.mtimeMs, mtime: new Date(s.mtimeMs), mode: s.mode,
-      isFile: () => s.isFile, isDirectory: () => s.isDirectory, isSymbolicLink: () => s.isSymbolicLink,
-    })),
-  };
-  const path = Object.freeze({
-    sep: "/", delimiter: ":",
-    join: (...parts) => host.path.join(parts.map(String)),
-    resolve: (...parts) => host.path.resolve(parts.map(String)),
-    normalize: (p) => host.path.normalize(String(p)),
-    dirname: (p) => host.path.dirname(String(p)),
-    basename: (p, ext) => host.path.basename(String(p), ext === undefined ? "" : String(ext)),
-    extname: (p) => host.path.extname(String(p)),
-    relative: (from, to) => host.path.relative(String(from), String(to)),
-    isAbsolute: (p) => String(p).startsWith("/"),
-    parse: (p) => host.path.parse(String(p)),
-    format: (o) => (o.dir ? o.dir + "/" : o.root || "") + (o.base || (o.name || "") + (o.ext || "")),
-  });
   // The memory budget (see memory.go): a builtin whose one allocation the
   // script sizes refuses, with a RangeError, any that would pass the budget
   // on its own; join (in Go) counts as it goes and gives up when the job is
@@ -366,7 +374,6 @@
   }
 
   return {
-    modules: { "fs/promises": fsPromises, path, "path/posix": path },
     // The host's way to make an AbortSignal it can abort later.
     newAbortController: () => new AbortController(),
   };

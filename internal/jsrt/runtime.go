@@ -369,6 +369,7 @@ func (r *Runtime) finish() {
 	r.dog.Stop()
 	r.stopTimers()
 	r.stopFetches()
+	r.closeFiles()
 	if r.opts.MemoryLimit > 0 {
 		unwatchMemory(r)
 	}

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -40,19 +39,23 @@ type FetchOptions struct {
 
 // hostState is the loop-only state behind the host functions.
 type hostState struct {
-	modules    *goja.Object // the Node modules the prelude returned
+	node        map[string]goja.Value // the Node modules evaluated so far, by name (node.go)
+	nodeRequire goja.Value            // the require they get
 	fetches    map[int64]func()
 	nextFetch  int64
 	httpClient *http.Client
 
 	newAbortController goja.Callable
 	rangeError         goja.Constructor // the original: a plugin may replace the global
+	errorCtor          goja.Constructor // the original Error
 	joining            []*goja.Object   // the arrays hostJoin is joining, outermost first
 
 	// Operations that run on goroutines of their own, each kind bounded
 	// (see hostio.go).
 	fetchPool, readPool, filePool *hostPool
 	console                       consoleState
+	fds    map[int64]*os.File // fs.open's descriptors (node_fs.go)
+	nextFd int64
 	// held is the bytes of request bodies and file data handed to fetch
 	// and writeFile that are not sent or written yet (MaxHeldBytes).
 	held int64
@@ -95,6 +98,8 @@ func (r *Runtime) installGlobals() error {
 	r.host.console.budget = logging.LineBudget{Burst: ConsoleBurst, PerSecond: ConsoleLinesPerSecond}
 
 	r.host.rangeError, _ = goja.AssertConstructor(vm.Get("RangeError"))
+	r.host.errorCtor, _ = goja.AssertConstructor(vm.Get("Error"))
+	r.installNodeRequire()
 	host := vm.NewObject()
 	env := vm.NewObject()
 	for k, v := range r.opts.Env {
@@ -133,7 +138,7 @@ func (r *Runtime) installGlobals() error {
 	set("writeFile", r.hostWriteFile)
 	set("readdir", r.hostReaddir)
 	set("stat", r.hostStat)
-	set("path", r.pathModule())
+	set("require", r.host.nodeRequire)
 	if err != nil {
 		return err
 	}
@@ -142,7 +147,6 @@ func (r *Runtime) installGlobals() error {
 		return err
 	}
 	out := mods.ToObject(vm)
-	r.host.modules = out.Get("modules").ToObject(vm)
 	r.host.newAbortController, _ = goja.AssertFunction(out.Get("newAbortController"))
 	return nil
 }
@@ -172,26 +176,6 @@ func (r *Runtime) AbortSignal(ctx context.Context) (signal goja.Value, stop func
 		})
 	})
 	return signal, stop, nil
-}
-
-// BuiltinModules are the Node modules the prelude provides (without the
-// node: prefix), for checks made before any runtime exists: bundling
-// refuses a plugin that imports another one. The prelude's modules object
-// must list exactly these.
-var BuiltinModules = []string{"fs/promises", "path", "path/posix"}
-
-// Builtin returns the Node module Podcode provides for spec (one of
-// BuiltinModules, with or without the node: prefix). Loop goroutine only.
-func (r *Runtime) Builtin(spec string) (goja.Value, bool) {
-	name := strings.TrimPrefix(spec, "node:")
-	if !slices.Contains(BuiltinModules, name) {
-		return nil, false
-	}
-	v := r.host.modules.Get(name)
-	if v == nil || goja.IsUndefined(v) {
-		return nil, false
-	}
-	return v, true
 }
 
 // RangeError makes a RangeError with msg, for a host function to throw
@@ -236,7 +220,7 @@ func (r *Runtime) async(pool *hostPool, held int, work func() (any, error), conv
 				r.host.held -= int64(held)
 				pool.finished(r.closing())
 				if err != nil {
-					reject(r.vm.NewGoError(err))
+					reject(r.errorValue(err))
 				} else if convert != nil {
 					resolve(convert(v))
 				} else {

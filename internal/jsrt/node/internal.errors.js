@@ -1,0 +1,104 @@
+// Node's errors with a code (err.code, and "TypeError [CODE]: message" as
+// their string and the first line of their stack), and the words Node uses
+// to describe the value it received. Every module of node/ makes its
+// errors here.
+"use strict";
+
+// inspectShort renders a primitive as Node's messages quote it.
+function inspectShort(v) {
+  if (typeof v === "string") {
+    const q = v.includes("'") ? (v.includes('"') ? "`" : '"') : "'";
+    return q + v.replace(/\n/g, "\\n") + q;
+  }
+  if (typeof v === "bigint") return v + "n";
+  if (typeof v === "symbol") return v.toString();
+  if (Object.is(v, -0)) return "-0";
+  return String(v);
+}
+
+// received is the end of an ERR_INVALID_ARG_TYPE message: what was given.
+function received(v) {
+  if (v === null || v === undefined) return " Received " + v;
+  if (typeof v === "function") return " Received function " + (v.name || "<anonymous>");
+  if (typeof v === "object") {
+    const name = v.constructor && v.constructor.name;
+    if (name) return " Received an instance of " + name;
+    return " Received [Object: null prototype]";
+  }
+  let s = inspectShort(v);
+  if (s.length > 28) s = s.slice(0, 25) + "...";
+  return " Received type " + typeof v + " (" + s + ")";
+}
+
+// coded makes an error of class Base with Node's code.
+function coded(Base, code, message) {
+  const e = new Base(message);
+  Object.defineProperty(e, "code", { value: code, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(e, "toString", {
+    value() { return this.name + " [" + code + "]: " + this.message; },
+    enumerable: false, writable: true, configurable: true,
+  });
+  if (typeof e.stack === "string") {
+    const nl = e.stack.indexOf("\n");
+    const rest = nl < 0 ? "" : e.stack.slice(nl);
+    Object.defineProperty(e, "stack", { value: e.name + " [" + code + "]: " + message + rest, enumerable: false, writable: true, configurable: true });
+  }
+  return e;
+}
+
+const codedError = (code, message) => coded(Error, code, message);
+const codedTypeError = (code, message) => coded(TypeError, code, message);
+const codedRangeError = (code, message) => coded(RangeError, code, message);
+
+// article is "a" or "an" before a type name, as Node writes it.
+function article(type) {
+  return /^[aeiou]/i.test(type) ? "an" : "a";
+}
+
+// invalidArgType is ERR_INVALID_ARG_TYPE for the argument name, which had
+// to be of type expected ("string", "function", "string or an instance of
+// Buffer or URL", …).
+function invalidArgType(name, expected, value) {
+  const what = name.includes(".") ? "property" : "argument";
+  const kind = /^[a-z]/.test(expected) && !expected.startsWith("an instance") ? "of type " : "";
+  return codedTypeError("ERR_INVALID_ARG_TYPE", 'The "' + name + '" ' + what + " must be " + kind + expected + "." + received(value));
+}
+
+function invalidArgValue(name, value, reason) {
+  const what = name.includes(".") ? "property" : "argument";
+  return codedTypeError("ERR_INVALID_ARG_VALUE", "The " + what + " '" + name + "' " + (reason || "is invalid") + ". Received " + inspectShort(value));
+}
+
+function outOfRange(name, range, value) {
+  let shown = inspectShort(value);
+  if (typeof value === "number" && Number.isInteger(value) && Math.abs(value) > 2 ** 32) {
+    shown = String(value).replace(/(\d)(?=(\d{3})+$)/g, "$1_");
+  }
+  return codedRangeError("ERR_OUT_OF_RANGE", 'The value of "' + name + '" is out of range. It must be ' + range + ". Received " + shown);
+}
+
+function missingArgs(...names) {
+  const list = names.map((n) => '"' + n + '"');
+  const words = list.length === 1 ? list[0] + " argument" : list.slice(0, -1).join(", ") + " and " + list[list.length - 1] + " arguments";
+  return codedTypeError("ERR_MISSING_ARGS", "The " + words + " must be specified");
+}
+
+// unavailable is the error of a Node API Podcode does not provide: it names
+// the API, so a plugin that calls it fails with a line that says what.
+function unavailable(api, why) {
+  return codedError("ERR_PODCODE_UNAVAILABLE", api + " is not available to Podcode plugins" + (why ? ": " + why : ""));
+}
+
+// AbortError is what an aborted operation rejects with.
+class AbortError extends Error {
+  constructor(message, options) {
+    super(message || "The operation was aborted", options);
+    this.code = "ABORT_ERR";
+    this.name = "AbortError";
+  }
+}
+
+module.exports = {
+  coded, codedError, codedTypeError, codedRangeError, article, received, inspectShort,
+  invalidArgType, invalidArgValue, outOfRange, missingArgs, unavailable, AbortError,
+};
