@@ -110,8 +110,8 @@ type consoleLines struct {
 }
 
 func (c *consoleLines) Enabled(context.Context, slog.Level) bool { return true }
-func (c *consoleLines) WithAttrs([]slog.Attr) slog.Handler      { return c }
-func (c *consoleLines) WithGroup(string) slog.Handler           { return c }
+func (c *consoleLines) WithAttrs([]slog.Attr) slog.Handler       { return c }
+func (c *consoleLines) WithGroup(string) slog.Handler            { return c }
 func (c *consoleLines) Handle(_ context.Context, rec slog.Record) error {
 	console := false
 	rec.Attrs(func(a slog.Attr) bool {

@@ -41,9 +41,9 @@ type FetchOptions struct {
 type hostState struct {
 	node        map[string]goja.Value // the Node modules evaluated so far, by name (node.go)
 	nodeRequire goja.Value            // the require they get
-	fetches    map[int64]func()
-	nextFetch  int64
-	httpClient *http.Client
+	fetches     map[int64]func()
+	nextFetch   int64
+	httpClient  *http.Client
 
 	newAbortController goja.Callable
 	rangeError         goja.Constructor // the original: a plugin may replace the global
@@ -54,8 +54,8 @@ type hostState struct {
 	// (see hostio.go).
 	fetchPool, readPool, filePool *hostPool
 	console                       consoleState
-	fds    map[int64]*os.File // fs.open's descriptors (node_fs.go)
-	nextFd int64
+	fds                           map[int64]*os.File // fs.open's descriptors (node_fs.go)
+	nextFd                        int64
 	// held is the bytes of request bodies and file data handed to fetch
 	// and writeFile that are not sent or written yet (MaxHeldBytes).
 	held int64
