@@ -12,6 +12,15 @@
   }
   define("global", g); // Node's name for globalThis, which npm packages probe
 
+  // goja has no async iteration, and bundling lowers for await and async
+  // generators with helpers that look for Symbol.asyncIterator, else for
+  // Symbol.for("Symbol.asyncIterator"): the same symbol here, so that the
+  // async iterators of the Node modules (streams, events.on, readdir) and
+  // of packages serve for await.
+  if (typeof Symbol.asyncIterator !== "symbol") {
+    Object.defineProperty(Symbol, "asyncIterator", { value: Symbol.for("Symbol.asyncIterator") });
+  }
+
   // console: every line goes to the server's log with the plugin's id.
   function format(args) {
     return args.map((a) => {

@@ -69,6 +69,9 @@ type Options struct {
 	Env      map[string]string // process.env
 	Cwd      string            // process.cwd()
 	Fetch    FetchOptions
+	// Exec decides whether and how the plugin's processes run
+	// (child_process, Bun's $); nil: the runtime starts none.
+	Exec Exec
 	// MaxTimers is how many timers the runtime may hold at once
 	// (DefaultMaxTimers if zero); past it, setTimeout and setInterval throw.
 	MaxTimers int
@@ -122,6 +125,7 @@ type Runtime struct {
 	stopErr     atomic.Pointer[error] // why the runtime stopped itself
 
 	// Loop goroutine only.
+	callCtx   context.Context // the context of the host call whose start is running, nil otherwise
 	rejected  []*goja.Promise
 	timers    map[int64]*jsTimer // by id
 	theap     timerHeap          // the same timers, the next due first
@@ -370,6 +374,7 @@ func (r *Runtime) finish() {
 	r.stopTimers()
 	r.stopFetches()
 	r.closeFiles()
+	r.stopProcesses()
 	if r.opts.MemoryLimit > 0 {
 		unwatchMemory(r)
 	}
@@ -599,7 +604,9 @@ func (c *pendingCall) run() {
 		c.settle(nil, c.ctx.Err()) // the caller left before the call started: do not start it
 		return
 	}
+	c.r.callCtx = c.ctx
 	v, err := c.start(c.r.vm)
+	c.r.callCtx = nil
 	if err != nil {
 		c.settle(nil, Error(err))
 		return

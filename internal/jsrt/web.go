@@ -56,6 +56,8 @@ type hostState struct {
 	console                       consoleState
 	fds                           map[int64]*os.File // fs.open's descriptors (node_fs.go)
 	nextFd                        int64
+	procs                         map[int64]*childProc // the processes running (node_child.go)
+	nextProc                      int64
 	// held is the bytes of request bodies and file data handed to fetch
 	// and writeFile that are not sent or written yet (MaxHeldBytes).
 	held int64
@@ -92,6 +94,7 @@ func (r *Runtime) installGlobals() error {
 		r.host.httpClient = &http.Client{Timeout: t}
 	}
 	r.host.fetches = map[int64]func(){}
+	r.host.procs = map[int64]*childProc{}
 	r.host.fetchPool = &hostPool{what: "fetch", limit: MaxFetches}
 	r.host.readPool = &hostPool{what: "readFile", limit: MaxFileReads}
 	r.host.filePool = &hostPool{what: "fs", limit: MaxFileOps}

@@ -157,12 +157,28 @@ func (p *Process) Exited() <-chan struct{} { return p.exited }
 
 // Kill kills the process's whole group. It may be called at any time, from
 // any goroutine; once Wait has reaped the process it does nothing.
-func (p *Process) Kill() {
+func (p *Process) Kill() { p.Signal(syscall.SIGKILL) }
+
+// Signal sends sig to the process's whole group, as Kill does (a plugin's
+// child.kill("SIGTERM") lets the process end itself). It reports whether
+// the group was signalled: false once Wait reaped the process, or when
+// the group is gone.
+func (p *Process) Signal(sig syscall.Signal) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.reaped {
-		syscall.Kill(-p.pid, syscall.SIGKILL)
+	return !p.reaped && syscall.Kill(-p.pid, sig) == nil
+}
+
+// Signaled is, after Wait, the signal that ended the process (0 when it
+// exited by itself).
+func (p *Process) Signaled() syscall.Signal {
+	if p.cmd.ProcessState == nil {
+		return 0
 	}
+	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return ws.Signal()
+	}
+	return 0
 }
 
 // Wait waits until the process Podcode started has exited, then kills its

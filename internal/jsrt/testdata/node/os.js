@@ -1,0 +1,14 @@
+const os = require("node:os");
+console.log(os.EOL === "\n", os.devNull, os.platform(), os.arch(), os.type(), os.endianness());
+console.log(os.homedir(), os.tmpdir(), typeof os.hostname(), os.hostname().length > 0);
+console.log(os.release().length > 0, os.machine(), os.cpus().length === os.availableParallelism(), typeof os.cpus()[0].model);
+console.log(os.totalmem() > os.freemem(), os.freemem() > 0, os.uptime() > 0, os.loadavg().length);
+const u = os.userInfo();
+console.log(typeof u.username, u.uid === process.getuid(), u.gid === process.getgid(), typeof u.homedir, u.shell === null || typeof u.shell === "string");
+const ifs = os.networkInterfaces();
+console.log(JSON.stringify(ifs.lo && ifs.lo.filter((a) => a.family === "IPv4")));
+console.log(os.constants.signals.SIGTERM, os.constants.signals.SIGKILL, os.constants.priority.PRIORITY_HIGH);
+process.env.TMPDIR = "/var/tmp/";
+console.log(os.tmpdir());
+delete process.env.TMPDIR;
+console.log(os.tmpdir());
