@@ -45,6 +45,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/chat"
@@ -91,6 +92,9 @@ type Agent struct {
 	closing bool                          // Shutdown was called: no new turns
 	running map[string]context.CancelFunc // turns under way, by session
 	byModel map[string]provider.Provider  // providers made so far, by model
+	// injected are the user messages Inject handed to a turn under way,
+	// by session, for it to store before its next model call
+	injected map[string][]*chat.Message
 }
 
 // New returns an agent over a booted app and an open store.
@@ -104,6 +108,52 @@ func New(a *app.App, st *store.Store) *Agent {
 		def.Execute = ag.task
 	}
 	return ag
+}
+
+// Inject adds a user message to a session without a turn of its own (the
+// noReply prompts of opencode's plugins): a turn running in the session
+// stores it before its next model call, so that the model reads it then
+// (never between a tool call and its result); otherwise it is stored at
+// once, for the session's next turn. The message is returned with its
+// id; a turn stores it later when one runs.
+func (a *Agent) Inject(ctx context.Context, tenant, sessionID, text string) (chat.Message, error) {
+	if tenant == "" {
+		tenant = store.DefaultTenant
+	}
+	sess, err := a.Store.Session(ctx, tenant, sessionID)
+	if err != nil {
+		return chat.Message{}, err
+	}
+	m := &chat.Message{ID: chat.NewID("msg"), SessionID: sess.ID, Role: chat.RoleUser, Text: text, CreatedAt: time.Now().UTC().Truncate(time.Millisecond)}
+	a.mu.Lock()
+	if a.running[sess.ID] != nil {
+		if a.injected == nil {
+			a.injected = map[string][]*chat.Message{}
+		}
+		a.injected[sess.ID] = append(a.injected[sess.ID], m)
+		a.mu.Unlock()
+		return *m, nil
+	}
+	a.mu.Unlock()
+	if sess.Status == store.SessionRunning {
+		// a turn of another process's (a node of many): its history is
+		// not ours to write between a tool call and its result
+		return chat.Message{}, fmt.Errorf("session %s: %w elsewhere", sess.ID, ErrBusy)
+	}
+	if err := a.appendMessage(ctx, sess, m, chat.Usage{}); err != nil {
+		return chat.Message{}, err
+	}
+	return *m, nil
+}
+
+// takeInjected returns and forgets the messages injected into a
+// session's turn.
+func (a *Agent) takeInjected(id string) []*chat.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	list := a.injected[id]
+	delete(a.injected, id)
+	return list
 }
 
 // PromptRejected is a prompt a UserPromptSubmit hook denied.
@@ -431,7 +481,16 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 			}
 			a.mu.Lock()
 			delete(a.running, sess.ID)
+			left := a.injected[sess.ID]
+			delete(a.injected, sess.ID)
 			a.mu.Unlock()
+			// what came too late for the turn's last model call is the
+			// next turn's to read
+			for _, m := range left {
+				if err := a.appendMessage(context.WithoutCancel(ctx), sess, m, chat.Usage{}); err != nil {
+					a.App.Log.Warn("agent: storing an injected message failed", "session", sess.ID, "error", err.Error())
+				}
+			}
 		})
 	}
 	defer free()
@@ -567,6 +626,13 @@ func (t *turn) loop(ctx context.Context) error {
 	for step := 0; ; step++ {
 		if step >= t.a.MaxSteps {
 			return fmt.Errorf("the turn stopped after %d model calls (%w)", t.a.MaxSteps, ErrMaxSteps)
+		}
+		// Messages injected meanwhile (Inject) go in now: after the
+		// results of the last step's calls, before the model reads.
+		for _, m := range t.a.takeInjected(t.sess.ID) {
+			if err := t.store(ctx, m); err != nil {
+				return err
+			}
 		}
 		calls, err := t.step(ctx)
 		if err != nil {

@@ -42,10 +42,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/podcode/podcode/internal/bus"
@@ -87,10 +89,12 @@ type App struct {
 	// written.
 	DataDir string
 
-	claude      *claudehooks.Registration // the Claude Code hooks, if any
-	transcripts *claudehooks.Transcripts  // kept while Claude Code hooks are registered
-	sessions    *liveSessions             // what Close ends
-	unsubscribe []func()                  // bus listeners Close ends
+	claude      *claudehooks.Registration   // the Claude Code hooks, if any
+	transcripts *claudehooks.Transcripts    // kept while Claude Code hooks are registered
+	sessions    *liveSessions               // what Close ends
+	execGuard   atomic.Pointer[guard.Guard] // the guard of plugins' processes: bootGuard while they load, then Guard
+	pluginAPI   atomic.Pointer[http.Handler] // what answers opencode plugins' client (SetPluginAPI)
+	unsubscribe []func()                    // bus listeners Close ends
 }
 
 // Options adjust Boot; the zero value is what the server uses.
@@ -193,8 +197,15 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 		cache = ""
 	}
 	jsCfg, manifests, claudePlugins := splitPlugins(cfg)
+	policy := guard.NewPolicy(cfg.Permission, cfg.ProjectPermission)
+	boot, err := bootGuard(policy, log)
+	if err != nil {
+		return nil, err
+	}
+	a.execGuard.Store(boot)
 	a.Plugins, err = jsplugin.Load(ctx, jsplugin.Options{Cwd: cwd, Config: jsCfg, Logger: log, Bus: a.Bus,
-		Bundler: jsplugin.NewBundler(cache), BootTimeout: o.BootTimeout, JobLimit: o.JobLimit, Trust: a.Trust.Allow})
+		Bundler: jsplugin.NewBundler(cache), BootTimeout: o.BootTimeout, JobLimit: o.JobLimit, Trust: a.Trust.Allow,
+		Exec: a.pluginExec, API: a.PluginAPI})
 	if err != nil {
 		return nil, err
 	}
@@ -207,14 +218,13 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 	}
 	waitMCP()
 	a.Hooks = plugin.NewDispatcher(plugin.WithLogger(log))
-	policy := guard.NewPolicy(cfg.Permission, cfg.ProjectPermission)
 	for tool, d := range policy.Loosening() {
 		// A rule of the same key is named by the config already.
 		if o := cfg.Origins("permission." + tool); len(o) > 0 && cfg.Permission[tool] == "" {
 			log.Warn("config: " + o[len(o)-1].At() + fmt.Sprintf(": %s has no effect: the user's rules say %s for %s, and a project's file may only tighten them", o[len(o)-1].Value, d, tool))
 		}
 	}
-	if err := a.Hooks.Register(plugin.HookPreToolUse, policy.Voter(), plugin.WithLayer(plugin.LayerConfig), plugin.WithSource("config:permission")); err != nil {
+	if err := registerPolicy(a.Hooks, policy); err != nil {
 		return nil, err
 	}
 	if o.Hooks != nil {
@@ -252,10 +262,24 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 	a.sessions = followSessions(a)
 	a.Guard = &guard.Guard{Hooks: a.Hooks, Policy: policy, LoopLimit: cfg.Agent.LoopGuard,
 		AskTimeout: time.Duration(cfg.Agent.AskTimeoutMs) * time.Millisecond}
+	a.execGuard.Store(a.Guard)
 	a.Runner = &pipeline.Runner{Plugins: a.Plugins, Tools: a.Tools, Bus: a.Bus, Log: log, HookTimeout: o.HookTimeout, Gate: a.Guard,
 		Redact: a.Redact}
 	booted = true
 	return a, nil
+}
+
+// SetPluginAPI sets what answers, in process, the requests of opencode
+// plugins' SDK client (package opencodeapi, over the agent the command
+// makes once the App booted); until then they are answered 503.
+func (a *App) SetPluginAPI(h http.Handler) { a.pluginAPI.Store(&h) }
+
+// PluginAPI is what SetPluginAPI set, or nil.
+func (a *App) PluginAPI() http.Handler {
+	if h := a.pluginAPI.Load(); h != nil {
+		return *h
+	}
+	return nil
 }
 
 // Close ends the sessions that ran in the App (EndSessions: SessionEnd,

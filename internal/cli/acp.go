@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/podcode/podcode/internal/acp"
-	"github.com/podcode/podcode/internal/agent"
 	"github.com/podcode/podcode/internal/app"
 )
 
@@ -34,7 +33,7 @@ protocol to standard output. The command ends when its input ends, or on SIGTERM
 					return err
 				}
 				defer st.Close()
-				ag := agent.New(a, st)
+				ag := newAgent(a, st)
 				leave, err := joinCluster(ctx, a, st, ag, "acp")
 				if err != nil {
 					return err

@@ -8,9 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/podcode/podcode/internal/agent"
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/logging"
+	"github.com/podcode/podcode/internal/opencodeapi"
 	"github.com/podcode/podcode/internal/sandbox"
 	"github.com/podcode/podcode/internal/store"
 )
@@ -101,4 +103,13 @@ func sandboxLine(s sandbox.Support) (string, bool) {
 		return "sandbox: " + s.String() + "; without a PID namespace, sandboxed commands see other processes in /proc and can leave processes running", true
 	}
 	return "sandbox: " + s.String(), false
+}
+
+// newAgent is the agent of a's turns over st, and what answers opencode
+// plugins' client over it (opencodeapi), for every command that runs
+// turns.
+func newAgent(a *app.App, st *store.Store) *agent.Agent {
+	ag := agent.New(a, st)
+	a.SetPluginAPI(opencodeapi.New(ag))
+	return ag
 }

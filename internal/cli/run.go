@@ -74,7 +74,7 @@ fails.
 				} else {
 					onEvent = printer.event
 				}
-				ag := agent.New(a, st)
+				ag := newAgent(a, st)
 				// On a shared store, a turn here is a node's like any other:
 				// leased, so that no server runs the session beside it.
 				leave, err := joinCluster(ctx, a, st, ag, "run")

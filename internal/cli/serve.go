@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/podcode/podcode/internal/agent"
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/server"
 	"github.com/podcode/podcode/internal/webhook"
@@ -84,7 +83,7 @@ included, for go tool pprof, when it stops gracefully (SIGTERM, Ctrl-C).
 				}
 				logSandbox(a, len(tokens) > 0)
 				defer st.Close()
-				ag := agent.New(a, st)
+				ag := newAgent(a, st)
 				leave, err := joinCluster(ctx, a, st, ag, "serve")
 				if err != nil {
 					return err

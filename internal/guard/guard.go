@@ -101,8 +101,20 @@ func encode(args map[string]any) string {
 	return string(b)
 }
 
-// Before implements pipeline.ToolGate.
+// Before implements pipeline.ToolGate: Permit, then the loop guard.
 func (g *Guard) Before(ctx context.Context, call tool.Call, def *tool.Def, args map[string]any, rep *pipeline.ToolReport) error {
+	if err := g.Permit(ctx, call, def, args, rep); err != nil {
+		return err
+	}
+	scope := scopeOf(ctx, call)
+	return g.loopGuard(scope.SessionID, def.ID, encode(args))
+}
+
+// Permit is Before without the loop guard (steps 1 and 2): whether the
+// hooks and the permission rules let def run with args. A plugin's
+// processes (plugin_exec) pass here: the loop guard is about a model
+// repeating itself, and a plugin may run the same command many times.
+func (g *Guard) Permit(ctx context.Context, call tool.Call, def *tool.Def, args map[string]any, rep *pipeline.ToolReport) error {
 	scope := scopeOf(ctx, call)
 	input := encode(args)
 	p := scope.Payload(plugin.HookPreToolUse)
@@ -129,11 +141,9 @@ func (g *Guard) Before(ctx context.Context, call tool.Call, def *tool.Def, args 
 		}
 		return &Refusal{Reason: fmt.Sprintf("%s was denied: %s", def.ID, reason)}
 	case plugin.DecisionAsk:
-		if err := g.ask(ctx, scope, def, args, reason); err != nil {
-			return err
-		}
+		return g.ask(ctx, scope, def, args, reason)
 	}
-	return g.loopGuard(scope.SessionID, def.ID, input)
+	return nil
 }
 
 func (g *Guard) ask(ctx context.Context, scope chat.Scope, def *tool.Def, args map[string]any, reason string) error {

@@ -288,8 +288,8 @@ func (b *Bundler) externals(esm bool) api.Plugin {
 				strings.HasPrefix(spec, ".") || strings.HasPrefix(spec, "<") || filepath.IsAbs(spec) {
 				return api.OnResolveResult{}, nil
 			}
-			if spec == "bun" || strings.HasPrefix(spec, "bun:") {
-				return api.OnResolveResult{}, fmt.Errorf("module %q is Bun's and not available to Podcode plugins", spec)
+			if strings.HasPrefix(spec, "bun:") {
+				return api.OnResolveResult{}, fmt.Errorf("module %q is Bun's and not available to Podcode plugins (Podcode provides the module \"bun\": $, file, write, Glob)", spec)
 			}
 			if isBuiltin(spec) {
 				if !jsrt.IsBuiltinModule(spec) {

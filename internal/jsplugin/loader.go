@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -64,6 +65,13 @@ type Options struct {
 	// imports. It is asked after bundling, before anything of the plugin
 	// runs; a refused plugin is skipped (the gate says why). nil trusts all.
 	Trust func(trust.Item) (bool, string)
+	// Exec decides whether and how each plugin's processes run
+	// (child_process, Bun's $): see jsrt.Exec. nil: plugins start none.
+	Exec jsrt.Exec
+	// API answers the requests of opencode plugins' client (package
+	// opencodeapi), once the server's sessions are open; nil, or nil
+	// returned, answers 503.
+	API func() http.Handler
 }
 
 // Set is the loaded plugins, in pipeline order. A plugin stopped for its
@@ -291,7 +299,7 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 	}
 
 	p := &Plugin{Spec: src.spec, Path: entry, Source: src.from, Project: src.project, toolTimeout: l.o.ToolTimeout}
-	rt, err := jsrt.New(jsrt.Options{Name: src.spec, Logger: l.log, JobLimit: l.o.JobLimit, Env: l.o.Env, Cwd: l.o.Cwd,
+	rt, err := jsrt.New(jsrt.Options{Name: src.spec, Logger: l.log, JobLimit: l.o.JobLimit, Env: l.o.Env, Cwd: l.o.Cwd, Exec: l.o.Exec,
 		MemoryLimit: int64(l.o.Config.PluginLimitsFor(src.project).MemoryMB) << 20, OnStop: p.stopped})
 	if err != nil {
 		l.warn("plugin: cannot load", "plugin", src.spec, "error", err.Error())
@@ -361,7 +369,7 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 			} else if !ocMarked && !inOpencodeFolder(entry) && !slices.Contains(bu.Packages, opencodePackage) {
 				return nil, errNoDefault // SPEC P2: named exports alone are skipped, unless the module is opencode's
 			} else {
-				ocServer, err := opencodeServer(vm, oc, module.Get("exports"), l.opencodeInfo(), p)
+				ocServer, err := opencodeServer(vm, oc, module.Get("exports"), l.opencodeInfo(vm, p), p)
 				if err != nil || ocServer == nil {
 					return nil, errNoDefault
 				}
@@ -415,7 +423,7 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 		options.Set("config", cfg)
 		if ocMarked && !ocModule {
 			// opencode's {id, server} form: server reads opencode's context.
-			ctx, err := opencodeContext(vm, oc, l.opencodeInfo())
+			ctx, err := opencodeContext(vm, oc, l.opencodeInfo(vm, p))
 			if err != nil {
 				return nil, err
 			}
@@ -570,25 +578,45 @@ func (p *Plugin) collectLifecycle(obj *goja.Object) {
 // counted and logged) and a plugin holds at most MaxSubscriptions.
 func (l *loader) busObject(vm *goja.Runtime, p *Plugin) *goja.Object {
 	b := vm.NewObject()
-	subscribe := func(typ string, fnv goja.Value) goja.Value {
-		fn, ok := goja.AssertFunction(fnv)
-		if !ok {
-			panic(vm.NewTypeError("bus.subscribe: the listener must be a function"))
-		}
-		p.mu.Lock()
-		if len(p.subs) >= MaxSubscriptions {
-			p.mu.Unlock()
-			panic(p.rt.RangeError(fmt.Sprintf("bus.subscribe: this plugin already holds %d subscriptions, the most one plugin may hold; stop some first (call the function subscribe returned)", MaxSubscriptions)))
-		}
+	podcode := func(ev bus.Event) []any {
+		return []any{map[string]any{"type": ev.Type, "time": ev.Time.UTC().Format(time.RFC3339Nano), "tenant": ev.Tenant, "properties": ev.Properties}}
+	}
+	b.Set("subscribe", func(call goja.FunctionCall) goja.Value {
+		return l.subscribe(vm, p, call.Argument(0).String(), call.Argument(1), podcode)
+	})
+	b.Set("subscribeAll", func(call goja.FunctionCall) goja.Value {
+		return l.subscribe(vm, p, "", call.Argument(0), podcode)
+	})
+	return b
+}
+
+// subscribe calls fnv, on the plugin's loop, with each value deliver makes
+// of each bus event of type typ ("" for all), and returns the function
+// that stops it. Events wait for the loop within the plugin's
+// eventQueue; the plugin holds at most MaxSubscriptions.
+func (l *loader) subscribe(vm *goja.Runtime, p *Plugin, typ string, fnv goja.Value, deliver func(bus.Event) []any) goja.Value {
+	fn, ok := goja.AssertFunction(fnv)
+	if !ok {
+		panic(vm.NewTypeError("bus.subscribe: the listener must be a function"))
+	}
+	p.mu.Lock()
+	if len(p.subs) >= MaxSubscriptions {
 		p.mu.Unlock()
-		unsub := l.o.Bus.Subscribe(typ, p.ID, func(ev bus.Event) {
-			if !p.events.take() {
-				p.events.drop(p.rt.Log(), ev.Type)
-				return
-			}
-			data := map[string]any{"type": ev.Type, "time": ev.Time.UTC().Format(time.RFC3339Nano), "tenant": ev.Tenant, "properties": ev.Properties}
-			posted := p.rt.Post(func(vm *goja.Runtime) {
-				p.events.done(p.rt.Log())
+		panic(p.rt.RangeError(fmt.Sprintf("bus.subscribe: this plugin already holds %d subscriptions, the most one plugin may hold; stop some first (call the function subscribe returned)", MaxSubscriptions)))
+	}
+	p.mu.Unlock()
+	unsub := l.o.Bus.Subscribe(typ, p.ID, func(ev bus.Event) {
+		values := deliver(ev)
+		if len(values) == 0 {
+			return
+		}
+		if !p.events.take() {
+			p.events.drop(p.rt.Log(), ev.Type)
+			return
+		}
+		posted := p.rt.Post(func(vm *goja.Runtime) {
+			p.events.done(p.rt.Log())
+			for _, data := range values {
 				v, err := jsrt.ToValue(vm, data)
 				if err == nil {
 					_, err = fn(goja.Undefined(), v)
@@ -596,37 +624,30 @@ func (l *loader) busObject(vm *goja.Runtime, p *Plugin) *goja.Object {
 				if err != nil {
 					p.rt.LogError("plugin: bus listener threw", err, "event", ev.Type)
 				}
-			})
-			if !posted {
-				p.events.done(p.rt.Log())
 			}
 		})
-		p.mu.Lock()
-		p.nextSub++
-		id := p.nextSub
-		if p.subs == nil {
-			p.subs = map[int]func(){}
+		if !posted {
+			p.events.done(p.rt.Log())
 		}
-		p.subs[id] = unsub
-		p.mu.Unlock()
-		forget, done := p.rt.Keep(fnv), false
-		return vm.ToValue(func(goja.FunctionCall) goja.Value {
-			if !done {
-				done = true
-				unsub()
-				p.mu.Lock()
-				delete(p.subs, id)
-				p.mu.Unlock()
-				forget()
-			}
-			return goja.Undefined()
-		})
+	})
+	p.mu.Lock()
+	p.nextSub++
+	id := p.nextSub
+	if p.subs == nil {
+		p.subs = map[int]func(){}
 	}
-	b.Set("subscribe", func(call goja.FunctionCall) goja.Value {
-		return subscribe(call.Argument(0).String(), call.Argument(1))
+	p.subs[id] = unsub
+	p.mu.Unlock()
+	forget, done := p.rt.Keep(fnv), false
+	return vm.ToValue(func(goja.FunctionCall) goja.Value {
+		if !done {
+			done = true
+			unsub()
+			p.mu.Lock()
+			delete(p.subs, id)
+			p.mu.Unlock()
+			forget()
+		}
+		return goja.Undefined()
 	})
-	b.Set("subscribeAll", func(call goja.FunctionCall) goja.Value {
-		return subscribe("", call.Argument(0))
-	})
-	return b
 }

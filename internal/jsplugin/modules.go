@@ -30,8 +30,11 @@ var nodeBuiltins = map[string]bool{
 	"util/types": true, "v8": true, "vm": true, "wasi": true, "worker_threads": true, "zlib": true,
 }
 
+// isBuiltin reports whether spec is a module of the runtime's rather than
+// an npm package: Node's, and Bun's "bun" (which Podcode provides for
+// opencode's plugins: jsrt's node/bun.js).
 func isBuiltin(spec string) bool {
-	return strings.HasPrefix(spec, "node:") || nodeBuiltins[spec]
+	return strings.HasPrefix(spec, "node:") || nodeBuiltins[spec] || spec == "bun" || strings.HasPrefix(spec, "bun:")
 }
 
 // programs compiles each bundle once per load, keyed by its code, and

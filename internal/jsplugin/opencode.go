@@ -23,14 +23,21 @@ package jsplugin
 // destructures it at load.
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/dop251/goja"
+
+	"github.com/podcode/podcode/internal/bus"
+	"github.com/podcode/podcode/internal/opencode"
 )
 
 // opencodePackage is the package opencode plugins depend on.
@@ -161,7 +168,7 @@ func (l *loader) opencodeHooks(vm *goja.Runtime, p *Plugin, adapter ocAdapter, v
 		if err != nil {
 			return nil, nil, err
 		}
-		res, err = adapt(goja.Undefined(), vm.NewArray(v), vm.ToValue(l.opencodeInfo()), l.busObject(vm, p), p.modulesFunc(vm), p.helpers)
+		res, err = adapt(goja.Undefined(), vm.NewArray(v), vm.ToValue(l.opencodeInfo(vm, p)), p.modulesFunc(vm), p.helpers)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -181,23 +188,101 @@ func (l *loader) opencodeHooks(vm *goja.Runtime, p *Plugin, adapter ocAdapter, v
 	return obj.Get("hooks"), unsupported, nil
 }
 
-// opencodeInfo is what opencode's context says about the project: the
-// working directory, and the git worktree holding it (the directory
-// itself outside git).
-func (l *loader) opencodeInfo() map[string]any {
-	info := map[string]any{"directory": l.o.Cwd, "worktree": l.o.Cwd, "vcs": ""}
-	for dir := l.o.Cwd; dir != ""; {
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-			info["worktree"], info["vcs"] = dir, "git"
-			break
+// opencodeInfo is what opencode's context says about the project (the
+// working directory, and the git worktree holding it), and the host
+// functions its client and events need: request, an in-process request to
+// Options.API; events, a subscription to the bus in opencode's events.
+func (l *loader) opencodeInfo(vm *goja.Runtime, p *Plugin) map[string]any {
+	proj := opencode.ProjectAt(l.o.Cwd)
+	return map[string]any{"directory": proj.Directory, "worktree": proj.Worktree, "vcs": proj.VCS,
+		"request": l.ocRequest(p),
+		"events": func(fn goja.Value) goja.Value {
+			mapper := opencode.NewMapper(proj)
+			return l.subscribe(vm, p, "", fn, func(ev bus.Event) []any {
+				evs := mapper.Map(ev)
+				out := make([]any, len(evs))
+				for i, e := range evs {
+					out[i] = map[string]any{"event": map[string]any{"id": e.ID, "type": e.Type, "properties": e.Properties}}
+				}
+				return out
+			})
+		}}
+}
+
+// maxAPIResponse bounds what one in-process request of a plugin's
+// client returns.
+const maxAPIResponse = 16 << 20
+
+// ocRequest is the request function of a plugin's opencode client: the
+// request is served by Options.API on a goroutine (counted with the
+// plugin's fetch requests), as the plugin, and answers {status,
+// statusText, headers, body}.
+func (l *loader) ocRequest(p *Plugin) func(method, url string, headers map[string]string, body goja.Value) *goja.Promise {
+	return func(method, url string, headers map[string]string, body goja.Value) *goja.Promise {
+		var data []byte
+		if body != nil && !goja.IsNull(body) && !goja.IsUndefined(body) {
+			data = []byte(body.String())
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
+		return p.rt.Async(func() (any, error) {
+			var h http.Handler
+			if l.o.API != nil {
+				h = l.o.API()
+			}
+			if h == nil {
+				return apiAnswer(http.StatusServiceUnavailable, nil, `{"name":"UnavailableError","data":{"message":"the server's sessions are not open yet (the client answers once the server runs)"}}`), nil
+			}
+			req, err := http.NewRequestWithContext(WithCaller(context.Background(), p.ID), method, "http://opencode.internal"+url, bytes.NewReader(data))
+			if err != nil {
+				return nil, err
+			}
+			for k, v := range headers {
+				req.Header.Set(k, v)
+			}
+			rec := &recorder{header: http.Header{}}
+			h.ServeHTTP(rec, req)
+			if rec.body.Len() > maxAPIResponse {
+				return nil, fmt.Errorf("%s %s: the answer is larger than %d MiB, the most a plugin's client takes", method, url, maxAPIResponse>>20)
+			}
+			return apiAnswer(rec.status(), rec.header, rec.body.String()), nil
+		})
 	}
-	return info
+}
+
+func apiAnswer(status int, header http.Header, body string) map[string]any {
+	hs := []any{}
+	for k, vs := range header {
+		for _, v := range vs {
+			hs = append(hs, []any{strings.ToLower(k), v})
+		}
+	}
+	return map[string]any{"status": status, "statusText": http.StatusText(status), "headers": hs, "body": body}
+}
+
+// recorder keeps a handler's answer.
+type recorder struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+func (r *recorder) WriteHeader(code int) {
+	if r.code == 0 {
+		r.code = code
+	}
+}
+func (r *recorder) Write(b []byte) (int, error) {
+	r.WriteHeader(http.StatusOK)
+	if r.body.Len() > maxAPIResponse {
+		return 0, errors.New("answer too large")
+	}
+	return r.body.Write(b)
+}
+func (r *recorder) status() int {
+	if r.code == 0 {
+		return http.StatusOK
+	}
+	return r.code
 }
 
 // opencodeID names an opencode plugin, which has no id of its own: its

@@ -45,17 +45,142 @@
     });
   }
 
-  // context is what an opencode plugin function receives.
+  // context is what an opencode plugin function receives: $ is Bun's
+  // (Podcode's module "bun"), client opencode's SDK client answered by
+  // Podcode in process (info.request).
   function context(info) {
     return {
       directory: info.directory,
       worktree: info.worktree,
-      project: { id: info.worktree, worktree: info.worktree, vcs: info.vcs || undefined },
-      client: unavailable("client"),
-      $: unavailable("$"),
+      project: { id: info.worktree, worktree: info.worktree, vcs: info.vcs || undefined, time: { created: 0 } },
+      client: makeClient(info.request, info.directory),
+      $: globalThis.Bun.$,
       serverUrl: unavailable("serverUrl"),
       experimental_workspace: unavailable("experimental_workspace"),
     };
+  }
+
+  // The routes of @opencode-ai/sdk's client (v1, the one plugins get):
+  // "namespace.method VERB /path". The methods whose path has a parameter
+  // must be given options, as the SDK's.
+  const ROUTES = `
+    project.list GET /project; project.current GET /project/current
+    config.get GET /config; config.update PATCH /config; config.providers GET /config/providers
+    tool.ids GET /experimental/tool/ids; tool.list GET /experimental/tool
+    instance.dispose POST /instance/dispose; path.get GET /path; vcs.get GET /vcs
+    session.list GET /session; session.create POST /session; session.status GET /session/status
+    session.delete DELETE /session/{id}; session.get GET /session/{id}; session.update PATCH /session/{id}
+    session.children GET /session/{id}/children; session.todo GET /session/{id}/todo; session.init POST /session/{id}/init
+    session.fork POST /session/{id}/fork; session.abort POST /session/{id}/abort; session.unshare DELETE /session/{id}/share
+    session.share POST /session/{id}/share; session.diff GET /session/{id}/diff; session.summarize POST /session/{id}/summarize
+    session.messages GET /session/{id}/message; session.prompt POST /session/{id}/message
+    session.message GET /session/{id}/message/{messageID}; session.promptAsync POST /session/{id}/prompt_async
+    session.command POST /session/{id}/command; session.shell POST /session/{id}/shell
+    session.revert POST /session/{id}/revert; session.unrevert POST /session/{id}/unrevert
+    command.list GET /command; provider.list GET /provider; provider.auth GET /provider/auth
+    find.text GET /find; find.files GET /find/file; find.symbols GET /find/symbol
+    file.list GET /file; file.read GET /file/content; file.status GET /file/status
+    app.log POST /log; app.agents GET /agent
+    mcp.status GET /mcp; mcp.add POST /mcp; mcp.connect POST /mcp/{name}/connect; mcp.disconnect POST /mcp/{name}/disconnect
+    lsp.status GET /lsp; formatter.status GET /formatter
+    tui.appendPrompt POST /tui/append-prompt; tui.openHelp POST /tui/open-help; tui.openSessions POST /tui/open-sessions
+    tui.openThemes POST /tui/open-themes; tui.openModels POST /tui/open-models; tui.submitPrompt POST /tui/submit-prompt
+    tui.clearPrompt POST /tui/clear-prompt; tui.executeCommand POST /tui/execute-command; tui.showToast POST /tui/show-toast
+    tui.publish POST /tui/publish; auth.set PUT /auth/{id}; event.subscribe GET /event; global.event GET /global/event
+    global.health GET /global/health`;
+
+  // interceptors is hey-api's list of functions of one kind.
+  function interceptors() {
+    const fns = [];
+    return {
+      fns,
+      use(fn) { fns.push(fn); return fns.length - 1; },
+      eject(id) { if (typeof id === "number") fns[id] = null; else { const i = fns.indexOf(id); if (i >= 0) fns[i] = null; } },
+      clear() { fns.length = 0; },
+      exists(id) { return typeof id === "number" ? !!fns[id] : fns.includes(id); },
+      update(id, fn) { if (typeof id === "number") fns[id] = fn; return id; },
+    };
+  }
+
+  function query(q) {
+    const parts = [];
+    for (const [k, v] of Object.entries(q || {})) {
+      if (v === undefined || v === null) continue;
+      if (Array.isArray(v)) for (const x of v) parts.push(encodeURIComponent(k) + "=" + encodeURIComponent(x));
+      else if (typeof v === "object") for (const [kk, vv] of Object.entries(v)) parts.push(encodeURIComponent(k + "[" + kk + "]") + "=" + encodeURIComponent(vv));
+      else parts.push(encodeURIComponent(k) + "=" + encodeURIComponent(v));
+    }
+    return parts.length ? "?" + parts.join("&") : "";
+  }
+
+  // makeClient is an object shaped as the SDK's client (each namespace a
+  // class instance with _client, the hey-api client: get, post…,
+  // request, interceptors, getConfig, setConfig, buildUrl), whose requests
+  // request(method, url, headers, body) answers in process. As the SDK's, a
+  // call resolves with {data, request, response}, or {error, request,
+  // response} on an error status (throwOnError: it throws).
+  function makeClient(request, directory) {
+    const config = { baseUrl: "http://localhost:4096", directory, throwOnError: false, headers: {}, responseStyle: "fields" };
+    const ic = { request: interceptors(), response: interceptors(), error: interceptors() };
+    const buildUrl = (o) => {
+      let url = o.url || "";
+      for (const [k, v] of Object.entries(o.path || {})) url = url.split("{" + k + "}").join(encodeURIComponent(v));
+      return (o.baseUrl === undefined ? config.baseUrl : o.baseUrl) + url + query(o.query);
+    };
+    const hey = {
+      interceptors: ic,
+      getConfig: () => Object.assign({}, config),
+      setConfig: (c) => Object.assign(config, c || {}),
+      buildUrl,
+      async request(o) {
+        o = Object.assign({}, config, o || {});
+        const method = String(o.method || "GET").toUpperCase();
+        const headers = new Headers(Object.assign({}, config.headers, o.headers));
+        let body = o.body;
+        if (body !== undefined && body !== null && typeof body !== "string") body = JSON.stringify(body);
+        if (body !== undefined && body !== null && !headers.has("content-type")) headers.set("content-type", "application/json");
+        let req = { method, url: buildUrl(o), headers, body };
+        for (const fn of ic.request.fns) if (fn) req = (await fn(req, o)) || req;
+        const path = req.url.startsWith(config.baseUrl) ? req.url.slice(config.baseUrl.length) : req.url.replace(/^[a-z]+:\/\/[^/]+/i, "");
+        const h = {};
+        req.headers.forEach((v, k) => { h[k] = v; });
+        const r = await request(method, path, h, req.body === undefined ? null : req.body);
+        let response = new Response(r.body, { status: r.status, statusText: r.statusText, headers: r.headers, url: req.url });
+        for (const fn of ic.response.fns) if (fn) response = (await fn(response, req, o)) || response;
+        if (response.ok) {
+          const data = r.status === 204 || !r.body ? {} : JSON.parse(r.body);
+          return o.responseStyle === "data" ? data : { data, request: req, response };
+        }
+        let error;
+        try { error = JSON.parse(r.body); } catch (e) { error = r.body; }
+        for (const fn of ic.error.fns) if (fn) error = (await fn(error, response, req, o)) || error;
+        if (o.throwOnError) {
+          const msg = (error && error.data && error.data.message) || (error && error.message) || (error && error.name) ||
+            method + " " + req.url + " → " + r.status + " " + r.statusText;
+          throw new Error(msg, { cause: { body: error, status: r.status } });
+        }
+        return o.responseStyle === "data" ? undefined : { error: error || {}, request: req, response };
+      },
+    };
+    for (const m of ["get", "post", "put", "patch", "delete", "head", "options"]) {
+      hey[m] = (o) => hey.request(Object.assign({}, o, { method: m.toUpperCase() }));
+    }
+    class Namespace { constructor() { this._client = hey; } }
+    const root = new Namespace();
+    for (const line of ROUTES.split(/[;\n]/)) {
+      const [name, verb, path] = line.trim().split(/\s+/);
+      if (!name) continue;
+      const [ns, method] = name.split(".");
+      if (!root[ns]) root[ns] = new Namespace();
+      const needsOptions = path.includes("{");
+      root[ns][method] = function (options) {
+        if (needsOptions && options === undefined) throw new TypeError("Cannot read properties of undefined (reading 'client')");
+        const c = (options && options.client) || this._client;
+        return c.request(Object.assign({}, options, { url: path, method: verb }));
+      };
+    }
+    root.mcp.auth = root.auth;
+    return root;
   }
 
   function clone(v) {
@@ -100,9 +225,10 @@
   }
 
   // adapt turns the hooks objects of opencode plugin functions (called in
-  // order) into one Podcode hooks object. bus is Podcode's bus; modules
-  // returns the plugin's loaded packages; helpers is tools.js's object.
-  function adapt(list, info, bus, modules, helpers) {
+  // order) into one Podcode hooks object. info is the project and the
+  // host's functions (see context); modules returns the plugin's loaded
+  // packages; helpers is tools.js's object.
+  function adapt(list, info, modules, helpers) {
     const byHook = {};
     const unsupported = [];
     for (const hooks of list) {
@@ -216,11 +342,16 @@
         return defs;
       };
     }
+    // event hooks hear Podcode's bus as opencode's events (package
+    // opencode maps them), each called in turn and not awaited, as
+    // opencode calls them
     const events = byHook.event;
     if (events) {
-      bus.subscribeAll((ev) => {
-        const event = { type: ev.type, properties: ev.properties };
-        return Promise.all(events.map((fn) => fn({ event })));
+      info.events((payload) => {
+        for (const fn of events) {
+          const r = fn(payload);
+          if (r && typeof r.then === "function") r.then(undefined, (e) => console.error("event hook threw:", e));
+        }
       });
     }
     return { hooks: out, unsupported };
@@ -234,9 +365,9 @@
       const ctx = context(Object.assign({}, info, { directory: input.cwd }));
       const list = [];
       for (const fn of fns) list.push(await fn(ctx, (options && options.config) || {}));
-      return adapt(list, info, input.bus, modules, helpers);
+      return adapt(list, info, modules, helpers);
     };
   }
 
-  return { pluginFunctions, context, adapt, server };
+  return { pluginFunctions, context, adapt, server, makeClient };
 })()

@@ -263,6 +263,11 @@ func (p *Plugin) Call(ctx context.Context, hook string, input any, within time.D
 // plugin call, by the runtime's watchdog.
 func (p *Plugin) LifecycleHandler(event plugin.HookEvent) plugin.HookHandler {
 	return func(ctx context.Context, payload *plugin.HookPayload) (*plugin.HookResult, error) {
+		if CallerFrom(ctx) == p.ID {
+			// the plugin asked for what is dispatched (a process of its
+			// own) and may be waiting for it on its loop: it abstains
+			return nil, nil
+		}
 		in, err := json.Marshal(payload)
 		if err != nil {
 			return nil, err
@@ -283,6 +288,23 @@ func (p *Plugin) LifecycleHandler(event plugin.HookEvent) plugin.HookHandler {
 		}
 		return lifecycleResult(out)
 	}
+}
+
+type callerKey struct{}
+
+// WithCaller returns ctx saying that the plugin id asked for what is being
+// dispatched in it (a process it starts: plugin_exec): that plugin's own
+// lifecycle handlers abstain, since it may be waiting for the answer on
+// the loop they would run on (a synchronous execSync), and a plugin
+// vetting its own processes adds nothing.
+func WithCaller(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callerKey{}, id)
+}
+
+// CallerFrom is the plugin WithCaller named in ctx, or "".
+func CallerFrom(ctx context.Context) string {
+	id, _ := ctx.Value(callerKey{}).(string)
+	return id
 }
 
 // lifecycleResult reads a lifecycle function's return value.

@@ -76,8 +76,12 @@ var BuiltinModules = func() []string {
 }()
 
 // IsBuiltinModule reports whether spec (with or without the node: prefix)
-// names one of BuiltinModules.
+// names one of BuiltinModules. "bun" is Bun's module (node/bun.js), never
+// node:bun.
 func IsBuiltinModule(spec string) bool {
+	if spec == "node:bun" {
+		return false
+	}
 	_, found := slices.BinarySearch(BuiltinModules, strings.TrimPrefix(spec, "node:"))
 	return found
 }

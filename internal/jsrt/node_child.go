@@ -34,6 +34,7 @@ import (
 
 // ExecRequest is a process a plugin asks to start.
 type ExecRequest struct {
+	Plugin  string   // the runtime's name: the plugin id (Runtime.Name)
 	API     string   // how it was asked for: "child_process.spawn", "child_process.execSync", "$"…
 	Command string   // the command line as a person reads it: as written for a shell, else the argv quoted
 	Argv    []string // the program and its arguments (a shell's: [shell, "-c", Command])
@@ -214,7 +215,7 @@ func signalNumbers() map[string]int {
 // execRequest reads a request from its JavaScript form {api, command,
 // argv, cwd, env}.
 func (r *Runtime) execRequest(o *goja.Object) ExecRequest {
-	req := ExecRequest{API: o.Get("api").String(), Command: o.Get("command").String(), Dir: r.abs(o.Get("cwd").String())}
+	req := ExecRequest{Plugin: r.Name(), API: o.Get("api").String(), Command: o.Get("command").String(), Dir: r.abs(o.Get("cwd").String())}
 	if err := r.vm.ExportTo(o.Get("argv"), &req.Argv); err != nil || len(req.Argv) == 0 {
 		panic(r.vm.NewTypeError("child_process: no program to run"))
 	}

@@ -286,6 +286,7 @@
   lazy("clearImmediate", "timers", "clearImmediate");
   lazy("crypto", "crypto", "webcrypto");
   lazy("performance", "perf_hooks", "performance");
+  lazy("Bun", "bun");
 
   // The memory budget (see memory.go): a builtin whose one allocation the
   // script sizes refuses, with a RangeError, any that would pass the budget

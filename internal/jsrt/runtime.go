@@ -98,6 +98,7 @@ var ErrClosed = errors.New("jsrt: runtime closed")
 type Runtime struct {
 	opts Options
 	logp atomic.Pointer[slog.Logger]
+	name atomic.Pointer[string] // SetName's, once called
 	vm   *goja.Runtime // loop goroutine only
 	rep  *repairer
 	noop goja.Callable
@@ -189,7 +190,16 @@ func New(opts Options) (*Runtime, error) {
 
 // SetName renames the runtime in logs, once its plugin id is known.
 func (r *Runtime) SetName(name string) {
+	r.name.Store(&name)
 	r.logp.Store(r.opts.Logger.With("plugin", name))
+}
+
+// Name is the runtime's name: the plugin id once known (SetName).
+func (r *Runtime) Name() string {
+	if n := r.name.Load(); n != nil {
+		return *n
+	}
+	return r.opts.Name
 }
 
 // Log is the runtime's logger, with its name.

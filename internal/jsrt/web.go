@@ -240,6 +240,21 @@ func (r *Runtime) async(pool *hostPool, held int, work func() (any, error), conv
 	return p
 }
 
+// Async runs work off the loop, counted with the runtime's fetch requests
+// (MaxFetches at once, MaxWaitingOps waiting), and returns a promise that
+// settles on the loop with work's result (converted as ToValue converts)
+// or its error. For a host function that answers later: an in-process
+// request of a plugin's. Loop goroutine only.
+func (r *Runtime) Async(work func() (any, error)) *goja.Promise {
+	return r.async(r.host.fetchPool, 0, work, func(v any) goja.Value {
+		out, err := ToValue(r.vm, v)
+		if err != nil {
+			return r.vm.NewGoError(err)
+		}
+		return out
+	})
+}
+
 // hostFetch performs one HTTP request; it returns [id, promise].
 func (r *Runtime) hostFetch(rawURL, method string, headers [][]string, body goja.Value) []any {
 	var reqBody io.Reader

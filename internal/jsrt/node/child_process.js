@@ -11,17 +11,15 @@
 
 const EventEmitter = require("events");
 const errors = require("internal/errors");
-const { validateFunction } = require("internal/validators");
 
 let BufferCtor;
 const Buffer_ = () => BufferCtor || (BufferCtor = require("buffer").Buffer);
 
-function signalNumber(sig, name) {
+function signalNumber(sig) {
   if (sig === undefined || sig === null) return host.signals.SIGTERM;
   if (typeof sig === "number") return sig;
   const n = host.signals[String(sig).toUpperCase()];
   if (n === undefined) throw errors.codedTypeError("ERR_UNKNOWN_SIGNAL", "Unknown signal: " + sig);
-  void name;
   return n;
 }
 
@@ -130,7 +128,13 @@ class ChildProcess extends EventEmitter {
 }
 
 function spawn(file, args, options) {
-  const n = normalize("child_process.spawn", file, args, options);
+  return spawnWith("child_process.spawn", file, args, options);
+}
+
+// spawnWith is spawn, named api in what the guard sees (exec, execFile,
+// Bun's $ are spawns too).
+function spawnWith(api, file, args, options) {
+  const n = normalize(api, file, args, options);
   const stdio = normalizeStdio(n.options.stdio);
   const child = new ChildProcess();
   child.spawnfile = n.req.argv[0];
@@ -245,7 +249,7 @@ function execFile(file, args, options, cb) {
     if (Array.isArray(args) || args === undefined || args === null) options = {}; else { options = args; args = []; }
   }
   const o = Object.assign({}, options || {});
-  const child = spawn(file, args, Object.assign({}, o, { stdio: "pipe" }));
+  const child = spawnWith(o._cmd ? "child_process.exec" : "child_process.execFile", file, args, Object.assign({}, o, { stdio: "pipe" }));
   const cmd = [file, ...(Array.isArray(args) ? args : [])].join(" ");
   if (o.timeout > 0) {
     const t = setTimeout(() => child.kill(o.killSignal), o.timeout);
@@ -274,15 +278,13 @@ function exec(command, options, cb) {
 // The promise forms util.promisify makes of exec and execFile: {stdout,
 // stderr}, or a rejection that carries them too.
 const custom = Symbol.for("nodejs.util.promisify.custom");
-for (const [fn, name] of [[exec, "exec"], [execFile, "execFile"]]) {
+for (const fn of [exec, execFile]) {
   Object.defineProperty(fn, custom, {
     value: (...a) => new Promise((resolve, reject) => {
-      const child = fn(...a, (err, stdout, stderr) => err ? reject(err) : resolve({ stdout, stderr }));
-      void child;
+      fn(...a, (err, stdout, stderr) => err ? reject(err) : resolve({ stdout, stderr }));
     }),
     enumerable: false,
   });
-  void name;
 }
 
 function spawnSync(file, args, options) {
@@ -353,6 +355,5 @@ function fork() {
   throw errors.unavailable("child_process.fork", "a plugin's processes run programs, not Node modules with a channel to the plugin");
 }
 
-void validateFunction;
-module.exports = { ChildProcess, spawn, spawnSync, exec, execSync, execFile, execFileSync, fork, _forkChild: undefined };
-delete module.exports._forkChild;
+module.exports = { ChildProcess, spawn, spawnSync, exec, execSync, execFile, execFileSync, fork };
+Object.defineProperty(module.exports, "_spawn", { value: spawnWith, enumerable: false });

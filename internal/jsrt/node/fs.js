@@ -145,7 +145,8 @@ class BigIntStats extends Stats {
   isBlockDevice() { return (Number(this.mode) & constants.S_IFMT) === constants.S_IFBLK; }
 }
 
-const DIRENT_TYPES = ["unknown", "file", "dir", "link", "fifo", "socket", "char", "block"];
+// A Dirent's type is the Go half's number (UV_DIRENT_*: 1 file, 2 folder,
+// 3 link, 4 FIFO, 5 socket, 6 character device, 7 block device).
 const kType = Symbol("type");
 class Dirent {
   constructor(name, type, dir) {
@@ -162,7 +163,6 @@ class Dirent {
   isCharacterDevice() { return this[kType] === 6; }
   isBlockDevice() { return this[kType] === 7; }
 }
-void DIRENT_TYPES;
 
 // Each operation: how its arguments become the Go half's, and how the Go
 // half's result becomes Node's. args(…) returns [op, goArgs, post].

@@ -1,0 +1,63 @@
+package jsrt
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/dop251/goja"
+)
+
+// The Go half of Bun's module (node/bun.js): Glob's matching and scan.
+
+// MaxGlobResults bounds what one Glob scan returns.
+const MaxGlobResults = 100_000
+
+func init() {
+	nodeHosts["bun"] = func(r *Runtime) (*goja.Object, error) {
+		h := r.vm.NewObject()
+		h.Set("globValid", doublestar.ValidatePattern)
+		h.Set("globMatch", doublestar.MatchUnvalidated)
+		h.Set("globScan", r.globScan)
+		return h, nil
+	}
+}
+
+// globScan lists, off the loop, the paths under cwd that match pattern
+// (relative to cwd, "/"-separated), at most MaxGlobResults.
+func (r *Runtime) globScan(cwd, pattern string, onlyFiles, dot, follow bool) *goja.Promise {
+	dir := r.abs(cwd)
+	return r.async(r.host.filePool, 0, func() (any, error) {
+		if _, err := os.Stat(dir); err != nil {
+			return nil, sysErr("scandir", dir, unwrapPath(err))
+		}
+		var opts []doublestar.GlobOption
+		if onlyFiles {
+			opts = append(opts, doublestar.WithFilesOnly())
+		}
+		if !dot {
+			opts = append(opts, doublestar.WithNoHidden())
+		}
+		if !follow {
+			opts = append(opts, doublestar.WithNoFollow())
+		}
+		var out []any
+		err := doublestar.GlobWalk(os.DirFS(dir), pattern, func(p string, _ fs.DirEntry) error {
+			if len(out) >= MaxGlobResults {
+				return fmt.Errorf("Glob.scan: more than %d matches of %q under %s", MaxGlobResults, pattern, dir)
+			}
+			out = append(out, filepath.FromSlash(p))
+			return nil
+		}, opts...)
+		return out, err
+	}, func(v any) goja.Value { return r.vm.NewArray(v.([]any)...) })
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,418 @@
+// Package opencodeapi serves, in process, the part of opencode's server API
+// that the SDK client of its plugins calls (ctx.client: @opencode-ai/sdk's
+// routes), over Podcode's agent and store. A plugin's client.session.get,
+// client.app.log or client.tui.showToast is a request to Handler, made by
+// the plugin runtime without a socket; it acts for the default tenant, the
+// server's own, whose plugins they are.
+//
+// The routes (opencode's paths and shapes, see package opencode):
+//
+//	GET    /global/health               {healthy, version}
+//	POST   /log                         a line in the server's log, with the plugin's id and the service
+//	POST   /tui/show-toast              a log line and the event tui.toast.show
+//	GET    /session                     the sessions
+//	POST   /session                     a new session
+//	GET    /session/{id}                one session
+//	DELETE /session/{id}                deletes it
+//	GET    /session/{id}/message        its messages ({info, parts}), ?limit=n for the last n
+//	POST   /session/{id}/message        a prompt: a turn, answered when it ends; with noReply, a message
+//	                                    added without a turn (agent.Inject)
+//	POST   /session/{id}/prompt_async   a turn in the background
+//	POST   /session/{id}/abort          cancels the session's turn
+//	GET    /config, /config/providers, /provider, /path, /project, /project/current, /agent, /command
+//
+// Anything else is 404 with opencode's error shape, naming the route: the
+// plugin's call resolves with {error} (or throws with throwOnError).
+package opencodeapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/podcode/podcode/internal/agent"
+	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/jsplugin"
+	"github.com/podcode/podcode/internal/opencode"
+	"github.com/podcode/podcode/internal/store"
+	"github.com/podcode/podcode/internal/version"
+)
+
+// maxBody bounds a request's body.
+const maxBody = 4 << 20
+
+// Handler is the API over ag.
+type Handler struct {
+	ag      *agent.Agent
+	project opencode.Project
+	mux     *http.ServeMux
+}
+
+// New returns the API over ag.
+func New(ag *agent.Agent) *Handler {
+	h := &Handler{ag: ag, project: opencode.ProjectAt(ag.App.Cwd)}
+	m := http.NewServeMux()
+	m.HandleFunc("GET /global/health", h.health)
+	m.HandleFunc("POST /log", h.log)
+	m.HandleFunc("POST /tui/show-toast", h.toast)
+	m.HandleFunc("GET /session", h.sessions)
+	m.HandleFunc("POST /session", h.create)
+	m.HandleFunc("GET /session/{id}", h.session)
+	m.HandleFunc("DELETE /session/{id}", h.delete)
+	m.HandleFunc("GET /session/{id}/message", h.messages)
+	m.HandleFunc("POST /session/{id}/message", h.prompt)
+	m.HandleFunc("POST /session/{id}/prompt_async", h.promptAsync)
+	m.HandleFunc("POST /session/{id}/abort", h.abort)
+	m.HandleFunc("GET /config", h.config)
+	m.HandleFunc("GET /config/providers", h.configProviders)
+	m.HandleFunc("GET /provider", h.providers)
+	m.HandleFunc("GET /path", h.path)
+	m.HandleFunc("GET /project", h.projects)
+	m.HandleFunc("GET /project/current", h.currentProject)
+	m.HandleFunc("GET /agent", h.agents)
+	m.HandleFunc("GET /command", h.commands)
+	m.HandleFunc("/", h.notFound)
+	h.mux = m
+	return h
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	h.mux.ServeHTTP(w, r)
+}
+
+func reply(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// fail answers with opencode's error shape: {name, data: {message}}.
+func fail(w http.ResponseWriter, status int, name, msg string) {
+	reply(w, status, map[string]any{"name": name, "data": map[string]any{"message": msg}})
+}
+
+func (h *Handler) failErr(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		fail(w, http.StatusNotFound, "NotFoundError", err.Error())
+	case errors.Is(err, agent.ErrBusy):
+		fail(w, http.StatusConflict, "BusyError", err.Error())
+	default:
+		fail(w, http.StatusBadRequest, "UnknownError", err.Error())
+	}
+}
+
+func decode(r *http.Request, v any) error {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s %s: the body is not the JSON expected: %w", r.Method, r.URL.Path, err)
+	}
+	return nil
+}
+
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	fail(w, http.StatusNotFound, "NotFoundError", fmt.Sprintf("%s %s: opencode's API in Podcode does not provide this route (docs/plugins.md lists those it does)", r.Method, r.URL.Path))
+}
+
+func (h *Handler) health(w http.ResponseWriter, r *http.Request) {
+	reply(w, http.StatusOK, map[string]any{"healthy": true, "version": version.App()})
+}
+
+// pluginLog is the server's log with the calling plugin's id.
+func (h *Handler) pluginLog(ctx context.Context) *slog.Logger {
+	l := h.ag.App.Log
+	if id := jsplugin.CallerFrom(ctx); id != "" {
+		l = l.With("plugin", id)
+	}
+	return l
+}
+
+func (h *Handler) log(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Service string         `json:"service"`
+		Level   string         `json:"level"`
+		Message string         `json:"message"`
+		Extra   map[string]any `json:"extra"`
+	}
+	if err := decode(r, &body); err != nil {
+		fail(w, http.StatusBadRequest, "BadRequest", err.Error())
+		return
+	}
+	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[body.Level]
+	attrs := []any{"service", body.Service, "source", "client.app.log"}
+	if len(body.Extra) > 0 {
+		extra, _ := json.Marshal(body.Extra)
+		attrs = append(attrs, "extra", string(extra))
+	}
+	h.pluginLog(r.Context()).Log(r.Context(), level, body.Message, attrs...)
+	reply(w, http.StatusOK, true)
+}
+
+func (h *Handler) toast(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Title    string `json:"title"`
+		Message  string `json:"message"`
+		Variant  string `json:"variant"`
+		Duration int    `json:"duration"`
+	}
+	if err := decode(r, &body); err != nil {
+		fail(w, http.StatusBadRequest, "BadRequest", err.Error())
+		return
+	}
+	if body.Duration <= 0 {
+		body.Duration = 5000
+	}
+	if body.Variant == "" {
+		body.Variant = "info"
+	}
+	h.pluginLog(r.Context()).Info("plugin: toast: "+body.Message, "title", body.Title, "variant", body.Variant, "source", "client.tui.showToast")
+	props := map[string]any{"message": body.Message, "variant": body.Variant, "duration": body.Duration}
+	if body.Title != "" {
+		props["title"] = body.Title
+	}
+	h.ag.App.Bus.PublishFor(store.DefaultTenant, opencode.ToastShown, props)
+	reply(w, http.StatusOK, true)
+}
+
+func (h *Handler) sessions(w http.ResponseWriter, r *http.Request) {
+	list, err := h.ag.Store.Sessions(r.Context(), store.DefaultTenant)
+	if err != nil {
+		h.failErr(w, err)
+		return
+	}
+	out := make([]map[string]any, 0, len(list))
+	for _, s := range list {
+		out = append(out, h.project.Session(s))
+	}
+	reply(w, http.StatusOK, out)
+}
+
+func (h *Handler) create(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		ParentID string `json:"parentID"`
+		Title    string `json:"title"`
+	}
+	if err := decode(r, &body); err != nil {
+		fail(w, http.StatusBadRequest, "BadRequest", err.Error())
+		return
+	}
+	s, err := h.ag.NewSession(r.Context(), agent.SessionRequest{Tenant: store.DefaultTenant, Title: body.Title, ParentID: body.ParentID, Channel: "plugin"})
+	if err != nil {
+		h.failErr(w, err)
+		return
+	}
+	reply(w, http.StatusOK, h.project.Session(s))
+}
+
+func (h *Handler) session(w http.ResponseWriter, r *http.Request) {
+	s, err := h.ag.Store.Session(r.Context(), store.DefaultTenant, r.PathValue("id"))
+	if err != nil {
+		h.failErr(w, err)
+		return
+	}
+	reply(w, http.StatusOK, h.project.Session(s))
+}
+
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
+	if err := h.ag.DeleteSession(r.Context(), store.DefaultTenant, r.PathValue("id")); err != nil {
+		h.failErr(w, err)
+		return
+	}
+	reply(w, http.StatusOK, true)
+}
+
+func (h *Handler) messages(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, err := h.ag.Store.Session(r.Context(), store.DefaultTenant, id); err != nil {
+		h.failErr(w, err)
+		return
+	}
+	msgs, err := h.ag.Store.Messages(r.Context(), id)
+	if err != nil {
+		h.failErr(w, err)
+		return
+	}
+	entries := h.project.Messages(msgs)
+	if n, err := strconv.Atoi(r.URL.Query().Get("limit")); err == nil && n >= 0 && n < len(entries) {
+		entries = entries[len(entries)-n:]
+	}
+	reply(w, http.StatusOK, entries)
+}
+
+// promptBody is session.prompt's body: its text parts are the prompt.
+type promptBody struct {
+	Parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"parts"`
+	NoReply bool `json:"noReply"`
+}
+
+func (b promptBody) text() string {
+	var parts []string
+	for _, p := range b.Parts {
+		if p.Type == "text" && p.Text != "" {
+			parts = append(parts, p.Text)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+func (h *Handler) prompt(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var body promptBody
+	if err := decode(r, &body); err != nil {
+		fail(w, http.StatusBadRequest, "BadRequest", err.Error())
+		return
+	}
+	text := body.text()
+	if text == "" {
+		fail(w, http.StatusBadRequest, "BadRequest", "session.prompt: no text part to send")
+		return
+	}
+	if body.NoReply {
+		m, err := h.ag.Inject(r.Context(), store.DefaultTenant, id, text)
+		if err != nil {
+			h.failErr(w, err)
+			return
+		}
+		reply(w, http.StatusOK, opencode.Entry{Info: h.project.Info(m), Parts: h.project.Parts(m, nil)})
+		return
+	}
+	res, err := h.ag.Run(r.Context(), agent.TurnRequest{Tenant: store.DefaultTenant, SessionID: id, Prompt: text, Channel: "plugin"})
+	if err != nil {
+		h.failErr(w, err)
+		return
+	}
+	entries := h.project.Messages(res.Messages)
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].Info["role"] == chat.RoleAssistant {
+			reply(w, http.StatusOK, entries[i])
+			return
+		}
+	}
+	fail(w, http.StatusInternalServerError, "UnknownError", "the turn stored no answer")
+}
+
+func (h *Handler) promptAsync(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var body promptBody
+	if err := decode(r, &body); err != nil {
+		fail(w, http.StatusBadRequest, "BadRequest", err.Error())
+		return
+	}
+	if _, err := h.ag.Store.Session(r.Context(), store.DefaultTenant, id); err != nil {
+		h.failErr(w, err)
+		return
+	}
+	text := body.text()
+	go func() {
+		ctx := context.WithoutCancel(r.Context())
+		if _, err := h.ag.Run(ctx, agent.TurnRequest{Tenant: store.DefaultTenant, SessionID: id, Prompt: text, Channel: "plugin"}); err != nil {
+			h.pluginLog(ctx).Warn("plugin: client.session.promptAsync: the turn failed", "session", id, "error", err.Error())
+		}
+	}()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (h *Handler) abort(w http.ResponseWriter, r *http.Request) {
+	reply(w, http.StatusOK, h.ag.Cancel(r.PathValue("id")))
+}
+
+func (h *Handler) config(w http.ResponseWriter, r *http.Request) {
+	cfg := h.ag.App.Config
+	out := map[string]any{"$schema": "https://opencode.ai/config.json", "plugin": cfg.Plugin, "permission": cfg.Permission}
+	if m, err := h.ag.App.Models.Default(); err == nil {
+		out["model"] = m.ProviderID + "/" + m.ModelID
+	}
+	reply(w, http.StatusOK, out)
+}
+
+// providerList is the providers of the models Podcode knows, as opencode's
+// provider list: each with its models and their limits.
+func (h *Handler) providerList() ([]map[string]any, map[string]string) {
+	byProvider := map[string]map[string]any{}
+	var order []string
+	def := map[string]string{}
+	for _, name := range h.ag.App.Models.Names() {
+		m, err := h.ag.App.Models.Lookup(name)
+		if err != nil {
+			continue
+		}
+		p := byProvider[m.ProviderID]
+		if p == nil {
+			p = map[string]any{"id": m.ProviderID, "name": m.ProviderID, "env": []string{}, "models": map[string]any{}}
+			byProvider[m.ProviderID] = p
+			order = append(order, m.ProviderID)
+			def[m.ProviderID] = m.ModelID
+		}
+		p["models"].(map[string]any)[m.ModelID] = map[string]any{"id": m.ModelID, "name": m.ModelID, "providerID": m.ProviderID,
+			"reasoning": m.Reasoning, "limit": map[string]any{"context": m.Limit.Context, "output": m.Limit.Output},
+			"cost": map[string]any{"input": m.Price.Input, "output": m.Price.Output}}
+	}
+	out := make([]map[string]any, 0, len(order))
+	for _, id := range order {
+		out = append(out, byProvider[id])
+	}
+	return out, def
+}
+
+func (h *Handler) providers(w http.ResponseWriter, r *http.Request) {
+	all, def := h.providerList()
+	connected := make([]string, 0, len(all))
+	for _, p := range all {
+		connected = append(connected, p["id"].(string))
+	}
+	reply(w, http.StatusOK, map[string]any{"all": all, "default": def, "connected": connected})
+}
+
+func (h *Handler) configProviders(w http.ResponseWriter, r *http.Request) {
+	all, def := h.providerList()
+	reply(w, http.StatusOK, map[string]any{"providers": all, "default": def})
+}
+
+func (h *Handler) path(w http.ResponseWriter, r *http.Request) {
+	state, _ := os.UserCacheDir()
+	cfg, _ := os.UserConfigDir()
+	reply(w, http.StatusOK, map[string]any{"state": filepath.Join(state, "podcode"), "config": filepath.Join(cfg, "podcode"),
+		"worktree": h.project.Worktree, "directory": h.project.Directory})
+}
+
+func (h *Handler) projectInfo() map[string]any {
+	p := map[string]any{"id": h.project.ID(), "worktree": h.project.Worktree, "time": map[string]any{"created": 0}, "sandboxes": []string{}}
+	if h.project.VCS != "" {
+		p["vcs"] = h.project.VCS
+	}
+	return p
+}
+
+func (h *Handler) projects(w http.ResponseWriter, r *http.Request) {
+	reply(w, http.StatusOK, []map[string]any{h.projectInfo()})
+}
+
+func (h *Handler) currentProject(w http.ResponseWriter, r *http.Request) {
+	reply(w, http.StatusOK, h.projectInfo())
+}
+
+func (h *Handler) agents(w http.ResponseWriter, r *http.Request) {
+	reply(w, http.StatusOK, []map[string]any{{"name": opencode.Agent, "mode": "primary", "builtIn": true, "options": map[string]any{}, "permission": map[string]any{}, "tools": map[string]any{}}})
+}
+
+func (h *Handler) commands(w http.ResponseWriter, r *http.Request) {
+	reply(w, http.StatusOK, []any{})
+}
