@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/podcode/podcode/internal/config"
 )
@@ -32,14 +33,20 @@ type source struct {
 }
 
 // sources lists the plugins to load in pipeline order (SPEC H2): every
-// config-listed plugin in array order, then the files directly in
-// <cwd>/.podcode/plugins, then those in the user's config folder's plugins,
-// each folder alphabetically.
+// config-listed plugin in array order, then the files directly in each
+// plugin folder, each folder alphabetically: Podcode's own first
+// (<cwd>/.podcode/plugins, then the user's config folder's plugins), then
+// opencode's, where opencode finds them (opencodeFolders). A file the
+// config already names is not loaded again from its folder.
 func sources(cwd string, cfg *config.Config) ([]source, error) {
 	var out []source
+	named := map[string]bool{}
 	for _, ref := range cfg.Plugin {
 		out = append(out, source{spec: ref.Spec, from: FromConfig, dir: ref.Dir,
 			where: fmt.Sprintf("%s:%d", ref.File, ref.Line), project: ref.Project})
+		if strings.HasPrefix(ref.Spec, ".") || filepath.IsAbs(ref.Spec) {
+			named[filepath.Join(ref.Dir, ref.Spec)] = true
+		}
 	}
 	userDir := cfg.UserDir
 	if userDir == "" {
@@ -48,12 +55,11 @@ func sources(cwd string, cfg *config.Config) ([]source, error) {
 			return nil, err
 		}
 	}
-	for _, d := range []struct {
-		dir     string
-		project bool
-	}{{filepath.Join(cwd, ".podcode", "plugins"), true}, {filepath.Join(userDir, "plugins"), false}} {
+	folders := append([]folder{{filepath.Join(cwd, ".podcode", "plugins"), true}, {filepath.Join(userDir, "plugins"), false}},
+		opencodeFolders(cwd, userDir)...)
+	for _, d := range folders {
 		entries, err := os.ReadDir(d.dir)
-		if errors.Is(err, os.ErrNotExist) {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			continue
 		}
 		if err != nil {
@@ -68,10 +74,53 @@ func sources(cwd string, cfg *config.Config) ([]source, error) {
 		slices.Sort(names) // byte order: the same on every machine and every start
 		for _, n := range names {
 			p := filepath.Join(d.dir, n)
+			if named[p] {
+				continue
+			}
 			out = append(out, source{spec: p, from: FromDiscovered, dir: d.dir, where: p, project: d.project})
 		}
 	}
 	return out, nil
+}
+
+// folder is a folder of plugin files, and whether it is the project's.
+type folder struct {
+	dir     string
+	project bool
+}
+
+// opencodeFolders are the folders opencode loads plugins from, in its
+// order: plugin and plugins of every .opencode folder from cwd up to the
+// root of the git worktree holding it (cwd alone outside git), the
+// project's; then those of the user's opencode config folder
+// ($XDG_CONFIG_HOME/opencode, beside Podcode's own), the user's.
+func opencodeFolders(cwd, userDir string) []folder {
+	var out []folder
+	top := cwd
+	for d := cwd; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			top = d
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	for d := cwd; ; d = filepath.Dir(d) {
+		for _, sub := range []string{"plugin", "plugins"} {
+			out = append(out, folder{filepath.Join(d, ".opencode", sub), true})
+		}
+		if d == top || filepath.Dir(d) == d {
+			break
+		}
+	}
+	oc := filepath.Join(filepath.Dir(userDir), "opencode")
+	for _, sub := range []string{"plugin", "plugins"} {
+		out = append(out, folder{filepath.Join(oc, sub), false})
+	}
+	return out
 }
 
 // disabledName returns the entry of disabled that names this source before

@@ -41,13 +41,13 @@ func TestLanguageFeaturesInHooks(t *testing.T) {
 // module and where the plugin imports it.
 func TestUnavailableModuleNamedAtLoad(t *testing.T) {
 	a, logs := apptest.Boot(t, apptest.Project{Plugins: []string{
-		fixture(t, filepath.Join("language", "child-process.ts")), fixture(t, filepath.Join("language", "bun.ts")),
+		fixture(t, filepath.Join("language", "worker-threads.ts")), fixture(t, filepath.Join("language", "bun-ffi.ts")),
 	}})
 	if got := ids(a.Plugins.Plugins); got != "" {
 		t.Fatalf("loaded %q", got)
 	}
-	logs.Require(t, "WARN plugin: cannot load", "child-process.ts:2:", `"node:child_process"`, "not available")
-	logs.Require(t, "WARN plugin: cannot load", "bun.ts:2:", `"bun"`, "not available")
+	logs.Require(t, "WARN plugin: cannot load", "worker-threads.ts:2:", `"node:worker_threads"`, "not available")
+	logs.Require(t, "WARN plugin: cannot load", "bun-ffi.ts:3:", `"bun:ffi"`, "not available")
 }
 
 // An import path that looks like a package but that tsconfig.json's paths

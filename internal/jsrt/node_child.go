@@ -233,14 +233,21 @@ func (r *Runtime) execRequest(o *goja.Object) ExecRequest {
 	return req
 }
 
-// approve asks Options.Exec about req.
-func (r *Runtime) approve(req ExecRequest) (*ExecApproval, error) {
+// callContext is the context of the host call being started, or
+// Background, without its cancel: a process a hook starts and does not
+// wait for outlives the call. Loop goroutine only.
+func (r *Runtime) callContext() context.Context {
+	if r.callCtx != nil {
+		return context.WithoutCancel(r.callCtx)
+	}
+	return context.Background()
+}
+
+// approve asks Options.Exec about req; ctx is callContext's, taken on the
+// loop.
+func (r *Runtime) approve(ctx context.Context, req ExecRequest) (*ExecApproval, error) {
 	if r.opts.Exec == nil {
 		return nil, fmt.Errorf("%s: this runtime starts no processes", req.API)
-	}
-	ctx := r.callCtx
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	a, err := r.opts.Exec(ctx, req)
 	if err == nil && (a == nil || a.Cmd == nil) {
@@ -323,8 +330,9 @@ func (r *Runtime) childSpawn(o *goja.Object, stdio []string, events *goja.Object
 			})
 		})
 	}
+	ctx := r.callContext()
 	go func() {
-		a, err := r.approve(req)
+		a, err := r.approve(ctx, req)
 		if err == nil {
 			err = r.startChild(cp, a, stdio, stdinR, id, onData, call)
 		}
@@ -537,7 +545,7 @@ func (r *Runtime) childSpawnSync(o *goja.Object, stdio []string, input goja.Valu
 			maxBuffer = min(maxBuffer, b)
 		}
 	}
-	a, err := r.approve(req)
+	a, err := r.approve(r.callContext(), req)
 	if err != nil {
 		return fail(err)
 	}
