@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+	"github.com/evanw/esbuild/pkg/api"
 )
 
 // The Node modules are tested against Node itself: each script under
@@ -29,6 +31,12 @@ import (
 // A line that differs on purpose (an API Podcode refuses) is not compared:
 // the script prints it with console.log("podcode-differs:", …) in Podcode
 // only; docs/plugins.md says what differs.
+//
+// A script that uses for await or an async generator is lowered for
+// Podcode as bundling lowers a plugin's (goja has neither). Both runs get
+// TEST_HTTP_URL and TEST_HTTPS_URL, loopback servers of node_http_test.go
+// (the second's certificate in TEST_HTTPS_CA), and TEST_REFUSED_URL, an
+// address nothing listens on.
 
 // nodeScriptEnv is the environment both runs get, besides HOME and PATH.
 var nodeScriptEnv = map[string]string{"GREETING": "hi", "LANG": "C.UTF-8", "TZ": "UTC"}
@@ -41,6 +49,9 @@ func TestNodeCompat(t *testing.T) {
 	scripts, err := filepath.Glob(filepath.Join("testdata", "node", "*.js"))
 	if err != nil || len(scripts) == 0 {
 		t.Fatalf("no scripts under testdata/node: %v", err)
+	}
+	for k, v := range nodeTestServers(t) {
+		nodeScriptEnv[k] = v
 	}
 	for _, script := range scripts {
 		name := strings.TrimSuffix(filepath.Base(script), ".js")
@@ -154,7 +165,7 @@ func runPodcodeScript(t *testing.T, src string) []string {
 			}
 			return v
 		})
-		return vm.RunScript("script.cjs", "(async () => {\n"+src+"\n})().catch((e) => { console.log('uncaught:', e && e.stack || String(e)); });")
+		return vm.RunScript("script.cjs", lowerForGoja(t, "(async () => {\n"+src+"\n})().catch((e) => { console.log('uncaught:', e && e.stack || String(e)); });"))
 	}, nil)
 	if err != nil {
 		t.Fatalf("podcode: %v", err)
@@ -167,6 +178,23 @@ func runPodcodeScript(t *testing.T, src string) []string {
 	}
 	return lines
 }
+
+// lowerForGoja lowers for await and async generators in src, as bundling
+// does for a plugin; src without them is returned as it is.
+func lowerForGoja(t *testing.T, src string) string {
+	t.Helper()
+	if !asyncIteration.MatchString(src) {
+		return src
+	}
+	res := api.Transform(src, api.TransformOptions{Sourcefile: "script.cjs",
+		Supported: map[string]bool{"async-generator": false, "for-await": false}})
+	if len(res.Errors) > 0 {
+		t.Fatalf("lowering the script: %s", res.Errors[0].Text)
+	}
+	return string(res.Code)
+}
+
+var asyncIteration = regexp.MustCompile(`for\s+await\b|async\s*(function\s*)?\*`)
 
 func compareScriptOutput(t *testing.T, want, got []string) {
 	t.Helper()

@@ -12,6 +12,13 @@
   }
   define("global", g); // Node's name for globalThis, which npm packages probe
 
+  // goja has no Symbol.asyncIterator: it is the symbol esbuild's lowering
+  // of for await falls back to, so that a plugin's hand-written async
+  // iterables and its lowered loops agree.
+  if (typeof Symbol.asyncIterator !== "symbol") {
+    Object.defineProperty(Symbol, "asyncIterator", { value: Symbol.for("Symbol.asyncIterator"), writable: false, enumerable: false, configurable: false });
+  }
+
   // console: every line goes to the server's log with the plugin's id.
   function format(args) {
     return args.map((a) => {
