@@ -2381,6 +2381,9 @@ Object.assign(Stream, {
   _isUint8Array: (v) => v instanceof Uint8Array,
   _uint8ArrayToBuffer: toBuffer,
 });
+// for the modules built on streams (fs's): fail a stream as its own
+// code would
+Object.defineProperty(Stream, Symbol.for("podcode.stream.errorOrDestroy"), { value: errorOrDestroy });
 Object.defineProperty(Stream, "promises", { value: promises, enumerable: true, configurable: true });
 Object.defineProperty(Stream, "compose", {
   value() { throw errors.unavailable("stream.compose", "pipe the streams with stream.pipeline"); },
