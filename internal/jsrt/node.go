@@ -66,8 +66,9 @@ var BuiltinModules = func() []string {
 		}
 	}
 	slices.Sort(names)
+	modules := names // searched while names grows
 	for alias, a := range nodeAliases {
-		if _, found := slices.BinarySearch(names, a[0]); found {
+		if _, found := slices.BinarySearch(modules, a[0]); found {
 			names = append(names, alias)
 		}
 	}

@@ -30,6 +30,12 @@ import (
 // A line that differs on purpose (an API Podcode refuses) is not compared:
 // the script prints it with console.log("podcode-differs:", …) in Podcode
 // only; docs/plugins.md says what differs.
+//
+// A script that uses for await or an async generator is lowered for
+// Podcode as bundling lowers a plugin's (goja has neither). Both runs get
+// TEST_HTTP_URL and TEST_HTTPS_URL, loopback servers of node_http_test.go
+// (the second's certificate in TEST_HTTPS_CA), and TEST_REFUSED_URL, an
+// address nothing listens on.
 
 // nodeScriptEnv is the environment both runs get, besides HOME and PATH.
 var nodeScriptEnv = map[string]string{"GREETING": "hi", "LANG": "C.UTF-8", "TZ": "UTC"}
@@ -42,6 +48,9 @@ func TestNodeCompat(t *testing.T) {
 	scripts, err := filepath.Glob(filepath.Join("testdata", "node", "*.js"))
 	if err != nil || len(scripts) == 0 {
 		t.Fatalf("no scripts under testdata/node: %v", err)
+	}
+	for k, v := range nodeTestServers(t) {
+		nodeScriptEnv[k] = v
 	}
 	for _, script := range scripts {
 		name := strings.TrimSuffix(filepath.Base(script), ".js")

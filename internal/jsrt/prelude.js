@@ -12,13 +12,11 @@
   }
   define("global", g); // Node's name for globalThis, which npm packages probe
 
-  // goja has no async iteration, and bundling lowers for await and async
-  // generators with helpers that look for Symbol.asyncIterator, else for
-  // Symbol.for("Symbol.asyncIterator"): the same symbol here, so that the
-  // async iterators of the Node modules (streams, events.on, readdir) and
-  // of packages serve for await.
+  // goja has no Symbol.asyncIterator: it is the symbol esbuild's lowering
+  // of for await falls back to, so that a plugin's hand-written async
+  // iterables and its lowered loops agree.
   if (typeof Symbol.asyncIterator !== "symbol") {
-    Object.defineProperty(Symbol, "asyncIterator", { value: Symbol.for("Symbol.asyncIterator") });
+    Object.defineProperty(Symbol, "asyncIterator", { value: Symbol.for("Symbol.asyncIterator"), writable: false, enumerable: false, configurable: false });
   }
 
   // console: every line goes to the server's log with the plugin's id.
