@@ -66,11 +66,13 @@ var BuiltinModules = func() []string {
 		}
 	}
 	slices.Sort(names)
+	var aliases []string // apart: names must stay sorted while searched
 	for alias, a := range nodeAliases {
 		if _, found := slices.BinarySearch(names, a[0]); found {
-			names = append(names, alias)
+			aliases = append(aliases, alias)
 		}
 	}
+	names = append(names, aliases...)
 	slices.Sort(names)
 	return names
 }()
