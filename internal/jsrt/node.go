@@ -66,12 +66,13 @@ var BuiltinModules = func() []string {
 		}
 	}
 	slices.Sort(names)
-	modules := names // searched while names grows
+	var aliases []string // apart: names must stay sorted while searched
 	for alias, a := range nodeAliases {
-		if _, found := slices.BinarySearch(modules, a[0]); found {
-			names = append(names, alias)
+		if _, found := slices.BinarySearch(names, a[0]); found {
+			aliases = append(aliases, alias)
 		}
 	}
+	names = append(names, aliases...)
 	slices.Sort(names)
 	return names
 }()

@@ -19,21 +19,102 @@
     Object.defineProperty(Symbol, "asyncIterator", { value: Symbol.for("Symbol.asyncIterator"), writable: false, enumerable: false, configurable: false });
   }
 
-  // console: every line goes to the server's log with the plugin's id.
-  function format(args) {
-    return args.map((a) => {
-      if (typeof a === "string") return a;
-      if (a instanceof Error) return a.stack || String(a);
-      if (typeof a === "object" && a !== null) {
-        try { return JSON.stringify(a); } catch (e) { return String(a); }
-      }
-      return String(a);
-    }).join(" ");
-  }
-  const console = {};
-  for (const [name, level] of [["log", "info"], ["info", "info"], ["debug", "debug"], ["trace", "debug"], ["warn", "warn"], ["error", "error"]]) {
-    console[name] = (...args) => host.log(level, format(args));
-  }
+  // console: every line goes to the server's log with the plugin's id,
+  // formatted as Node's console formats it (util.formatWithOptions). A
+  // line of strings alone needs no formatting: node:util is loaded only
+  // for the first line that does.
+  let util;
+  const fmt = (args) => {
+    if (args.length === 1 && typeof args[0] === "string") return args[0];
+    let plain = args.length === 0 || (typeof args[0] === "string" && !args[0].includes("%"));
+    for (let i = 0; plain && i < args.length; i++) plain = typeof args[i] === "string";
+    if (plain) return args.join(" ");
+    if (util === undefined) util = host.require("util");
+    return util.formatWithOptions({}, ...args);
+  };
+  let indent = "";
+  const write = (level, text) => {
+    if (indent !== "") text = indent + (text.includes("\n") ? text.split("\n").join("\n" + indent) : text);
+    host.log(level, text);
+  };
+  const counts = new Map();
+  const timers = new Map();
+  const warn = (msg) => host.log("warn", "(node) Warning: " + msg);
+  const label = (l) => (l === undefined ? "default" : String(l));
+  // elapsed renders milliseconds as Node's console.timeEnd does.
+  const elapsed = (ms) => {
+    if (ms >= 60000) {
+      const h = Math.floor(ms / 3600000), m = Math.floor((ms % 3600000) / 60000);
+      const [s, frac] = ((ms % 60000) / 1000).toFixed(3).split(".");
+      const pad = (n) => String(n).padStart(2, "0");
+      return (h !== 0 ? h + ":" + pad(m) : m) + ":" + pad(s) + "." + frac + " (" + (h !== 0 ? "h:m" : "") + "m:ss.mmm)";
+    }
+    if (ms >= 1000) return (ms / 1000).toFixed(3) + "s";
+    return Number(ms.toFixed(3)) + "ms";
+  };
+  const now = () => { const [s, ns] = host.hrtime(); return s * 1e3 + ns / 1e6; };
+  const timeLog = (name, l, args) => {
+    l = label(l);
+    const start = timers.get(l);
+    if (start === undefined) { warn("No such label '" + l + "' for console." + name + "()"); return false; }
+    write("info", fmt([l + ": " + elapsed(now() - start), ...args]));
+    return true;
+  };
+  const console = {
+    log: (...args) => write("info", fmt(args)),
+    info: (...args) => write("info", fmt(args)),
+    debug: (...args) => write("debug", fmt(args)),
+    warn: (...args) => write("warn", fmt(args)),
+    error: (...args) => write("error", fmt(args)),
+    trace: (...args) => {
+      const e = new Error(fmt(args));
+      const stack = String(e.stack).split("\n").slice(2).map((l) => l.replace(/^\tat /, "    at ")).join("\n");
+      write("debug", "Trace" + (args.length ? ": " + e.message : "") + (stack ? "\n" + stack : ""));
+    },
+    dir: (obj, options) => {
+      if (util === undefined) util = host.require("util");
+      write("info", util.inspect(obj, { customInspect: false, ...options }));
+    },
+    dirxml: (...args) => console.log(...args),
+    table: (data, properties) => {
+      if (util === undefined) util = host.require("util");
+      write("info", util.table !== undefined ? util.table(data, properties) : fmt([data]));
+    },
+    assert: (ok, ...args) => {
+      if (ok) return;
+      if (typeof args[0] === "string") args[0] = "Assertion failed: " + args[0];
+      else args.unshift("Assertion failed");
+      console.warn(...args);
+    },
+    count: (l) => {
+      l = label(l);
+      const n = (counts.get(l) || 0) + 1;
+      counts.set(l, n);
+      write("info", l + ": " + n);
+    },
+    countReset: (l) => {
+      l = label(l);
+      if (!counts.has(l)) warn("Count for '" + l + "' does not exist");
+      else counts.set(l, 0);
+    },
+    group: (...args) => {
+      if (args.length > 0) console.log(...args);
+      indent += "  ";
+    },
+    groupEnd: () => { indent = indent.slice(0, -2); },
+    time: (l) => {
+      l = label(l);
+      if (timers.has(l)) { warn("Label '" + l + "' already exists for console.time()"); return; }
+      timers.set(l, now());
+    },
+    timeEnd: (l) => { if (timeLog("timeEnd", l, [])) timers.delete(label(l)); },
+    timeLog: (l, ...args) => { timeLog("timeLog", l, args); },
+    clear: () => {},
+    profile: () => {},
+    profileEnd: () => {},
+    timeStamp: () => {},
+  };
+  console.groupCollapsed = console.group;
   define("console", console);
 
   // Timers. A runtime holds at most host.maxTimers at once. As in Node,
@@ -72,6 +153,19 @@
   };
   define("setTimeout", (fn, ms, ...args) => setTimer("setTimeout", fn, ms, args, false));
   define("setInterval", (fn, ms, ...args) => setTimer("setInterval", fn, ms, args, true));
+  // util.promisify(setTimeout), as timers/promises' setTimeout
+  Object.defineProperty(g.setTimeout, Symbol.for("nodejs.util.promisify.custom"), {
+    value: function setTimeout(delay, value, options) {
+      const signal = options && options.signal;
+      if (signal && signal.aborted) return Promise.reject(abortError());
+      return new Promise((resolve, reject) => {
+        const t = setTimer("setTimeout", () => { if (signal) signal.removeEventListener("abort", onAbort); resolve(value); }, delay, [], false);
+        const onAbort = () => { clearTimer(t); reject(abortError()); };
+        if (signal) signal.addEventListener("abort", onAbort, { once: true });
+      });
+    },
+    enumerable: false, writable: true, configurable: true,
+  });
   define("clearTimeout", clearTimer);
   define("clearInterval", clearTimer);
   define("queueMicrotask", (fn) => { Promise.resolve().then(fn); });

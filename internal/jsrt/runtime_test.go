@@ -332,7 +332,7 @@ func TestConsoleAndRejectionsAreLogged(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	callGlobal(r, ctx, "talk") // the runtime still works
 	out := logs.String()
-	for _, want := range []string{`msg="hello {\"a\":1} 2" plugin=test-plugin source=console`, "level=ERROR msg=\"Error: oops", "level=WARN msg=careful",
+	for _, want := range []string{`msg="hello { a: 1 } 2" plugin=test-plugin source=console`, "level=ERROR msg=\"Error: oops", "level=WARN msg=careful",
 		`plugin: unhandled promise rejection" plugin=test-plugin error="Error: nobody listens`, `plugin: timer callback threw" plugin=test-plugin error="Error: timer bug`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("logs lack %q:\n%s", want, out)

@@ -118,6 +118,10 @@ func (r *Runtime) installGlobals() error {
 	set("platform", runtime.GOOS)
 	set("version", version.App())
 	set("log", r.hostLog)
+	set("hrtime", func() []int64 { // for console.time
+		d := time.Since(started)
+		return []int64{int64(d / time.Second), int64(d % time.Second)}
+	})
 	set("setTimer", r.setTimer)
 	set("clearTimer", r.clearTimer)
 	set("maxTimers", r.maxTimers())

@@ -59,9 +59,10 @@ function article(type) {
 // to be of type expected ("string", "function", "string or an instance of
 // Buffer or URL", …).
 function invalidArgType(name, expected, value) {
-  const what = name.includes(".") ? "property" : "argument";
+  // "The last argument must be…" names itself; other names are quoted
+  const subject = name.endsWith(" argument") ? name : '"' + name + '" ' + (name.includes(".") ? "property" : "argument");
   const kind = /^[a-z]/.test(expected) && !expected.startsWith("an instance") ? "of type " : "";
-  return codedTypeError("ERR_INVALID_ARG_TYPE", 'The "' + name + '" ' + what + " must be " + kind + expected + "." + received(value));
+  return codedTypeError("ERR_INVALID_ARG_TYPE", "The " + subject + " must be " + kind + expected + "." + received(value));
 }
 
 function invalidArgValue(name, value, reason) {

@@ -34,7 +34,7 @@ function validateInteger(v, name, min = Number.MIN_SAFE_INTEGER, max = Number.MA
 }
 
 function validateArray(v, name) {
-  if (!Array.isArray(v)) throw errors.invalidArgType(name, "instance of Array", v);
+  if (!Array.isArray(v)) throw errors.invalidArgType(name, "an instance of Array", v);
 }
 
 function validateAbortSignal(signal, name) {

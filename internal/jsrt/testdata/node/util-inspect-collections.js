@@ -1,0 +1,41 @@
+const { inspect } = require("util");
+console.log(inspect(new Map()), inspect(new Set()), inspect(new Map([[1, "a"], [{ k: 1 }, [1, 2]]])), inspect(new Set([1, "x", [2], { y: 3 }])));
+console.log(inspect(new Map([["nested", new Map([["inner", new Set([1])]])]])));
+console.log(inspect(Object.assign(new Map([[1, 2]]), { extra: true })), inspect(Object.assign(new Set(), { e: 1 })));
+class MyMap extends Map {}
+class MySet extends Set {}
+console.log(inspect(new MyMap([[1, 2]])), inspect(new MySet([1])), inspect(new MyMap()));
+console.log(inspect(new WeakMap()), inspect(new WeakSet()));
+const big = new Set();
+for (let i = 0; i < 105; i++) big.add(i);
+console.log(inspect(big).split("\n").length, inspect(big).slice(-30));
+console.log(inspect(new Map([[1, 1], [2, 2], [3, 3]]), { maxArrayLength: 1 }), inspect(new Set([1, 2, 3]), { maxArrayLength: 0 }));
+console.log(inspect(new Uint8Array([1, 2, 3])), inspect(new Int16Array([-1, 300])), inspect(new Float32Array([0.5, -0])), inspect(new Float64Array(0)));
+console.log(inspect(new BigInt64Array([1n, -2n])), inspect(new BigUint64Array(1)), inspect(new Uint8ClampedArray([300])), inspect(new Uint32Array(2)));
+console.log(inspect(Object.assign(new Uint8Array(2), { tag: "x" })));
+console.log(inspect(new Uint8Array(120)));
+console.log(inspect(new Uint8Array(5), { maxArrayLength: 2 }));
+console.log(inspect(new ArrayBuffer(0)), inspect(new ArrayBuffer(4)), inspect(new Uint8Array([255, 16, 1]).buffer), inspect(new ArrayBuffer(3), { maxArrayLength: 1 }));
+console.log(inspect(new DataView(new ArrayBuffer(2), 1)));
+console.log(inspect([]), inspect([undefined, null]), inspect([1, , 3]), inspect([, ,]), inspect(new Array(3)), inspect([1, 2, , , , 6, , ]));
+const sparse = [];
+sparse[5] = "x";
+sparse[1000] = "y";
+console.log(inspect(sparse), inspect(sparse, { maxArrayLength: 2 }));
+const withProps = [1, 2];
+withProps.extra = "yes";
+withProps[Symbol("s")] = 1;
+console.log(inspect(withProps), inspect(Object.assign([], { only: 1 })));
+console.log(inspect(Array.from({ length: 101 }, (_, i) => i)));
+console.log(inspect(Array.from({ length: 7 }, (_, i) => "item" + i)));
+console.log(inspect(Array.from({ length: 26 }, (_, i) => String.fromCharCode(97 + i).repeat(i % 5 + 1))));
+console.log(inspect(Array.from({ length: 30 }, (_, i) => i * 1000)));
+console.log(inspect(Array.from({ length: 12 }, (_, i) => (i % 2 ? -i : i * 1.5))));
+console.log(inspect(Array.from({ length: 8 }, (_, i) => ({ i }))));
+console.log(inspect(Array.from({ length: 10 }, (_, i) => [i, i + 1])));
+console.log(inspect(["a", 1, "b", 2, "c", 3, "d", 4]), inspect([1n, 22n, 333n, 4n, 5n, 6n, 7n]));
+console.log(inspect({ nested: Array.from({ length: 40 }, (_, i) => i) }));
+console.log(inspect([1, 2, 3], { maxArrayLength: 0 }), inspect([1, 2, 3], { maxArrayLength: 1 }), inspect([1, 2, 3], { maxArrayLength: null }));
+class List extends Array {}
+console.log(inspect(List.from([1, 2])), inspect(new List()));
+console.log(inspect((function () { return arguments; })(1, "a")));
