@@ -293,7 +293,7 @@ func (b *Bundler) externals(esm bool) api.Plugin {
 			}
 			if isBuiltin(spec) {
 				if !jsrt.IsBuiltinModule(spec) {
-					return api.OnResolveResult{}, fmt.Errorf("module %q is not available to Podcode plugins (available: %s)", spec, availableBuiltins())
+					return api.OnResolveResult{}, fmt.Errorf("module %q is not available to Podcode plugins (docs/plugins.md, \"What a plugin may use\", lists the Node modules it provides)", spec)
 				}
 				if !esm {
 					return api.OnResolveResult{Path: spec, External: true}, nil
@@ -318,15 +318,6 @@ func (b *Bundler) externals(esm bool) api.Plugin {
 func loadExternal(args api.OnLoadArgs) (api.OnLoadResult, error) {
 	code := "module.exports = __podcode_require(" + strconvQuote(args.Path) + ");\n"
 	return api.OnLoadResult{Contents: &code, Loader: api.LoaderJS}, nil
-}
-
-// availableBuiltins lists the Node modules plugins may import.
-func availableBuiltins() string {
-	var names []string
-	for _, m := range jsrt.BuiltinModules {
-		names = append(names, "node:"+m)
-	}
-	return strings.Join(names, ", ")
 }
 
 // Package bundles the npm package spec as imported from dir.

@@ -47,7 +47,7 @@ func TestUnavailableModuleNamedAtLoad(t *testing.T) {
 		t.Fatalf("loaded %q", got)
 	}
 	logs.Require(t, "WARN plugin: cannot load", "worker-threads.ts:2:", `"node:worker_threads"`, "not available")
-	logs.Require(t, "WARN plugin: cannot load", "bun-ffi.ts:3:", `"bun:ffi"`, "not available")
+	logs.Require(t, "WARN plugin: cannot load", "bun-ffi.ts:2:", `"bun:ffi"`, "not available")
 }
 
 // An import path that looks like a package but that tsconfig.json's paths

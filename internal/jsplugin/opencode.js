@@ -6,7 +6,7 @@
   "use strict";
 
   // The opencode hooks that map onto Podcode's.
-  const MAPPED = ["tool", "event", "chat.params", "tool.execute.before", "tool.execute.after"];
+  const MAPPED = ["tool", "event", "chat.params", "chat.message", "tool.execute.before", "tool.execute.after"];
 
   // pluginFunctions lists the module's opencode plugin functions: the
   // default export and every named export that is a function, each once.
@@ -65,6 +65,8 @@
   // must be given options, as the SDK's.
   const ROUTES = `
     project.list GET /project; project.current GET /project/current
+    pty.list GET /pty; pty.create POST /pty; pty.remove DELETE /pty/{id}; pty.get GET /pty/{id}; pty.update PUT /pty/{id}
+    pty.connect GET /pty/{id}/connect
     config.get GET /config; config.update PATCH /config; config.providers GET /config/providers
     tool.ids GET /experimental/tool/ids; tool.list GET /experimental/tool
     instance.dispose POST /instance/dispose; path.get GET /path; vcs.get GET /vcs
@@ -81,13 +83,17 @@
     find.text GET /find; find.files GET /find/file; find.symbols GET /find/symbol
     file.list GET /file; file.read GET /file/content; file.status GET /file/status
     app.log POST /log; app.agents GET /agent
+    provider.oauth.authorize POST /provider/{id}/oauth/authorize; provider.oauth.callback POST /provider/{id}/oauth/callback
+    tui.control.next GET /tui/control/next; tui.control.response POST /tui/control/response
     mcp.status GET /mcp; mcp.add POST /mcp; mcp.connect POST /mcp/{name}/connect; mcp.disconnect POST /mcp/{name}/disconnect
     lsp.status GET /lsp; formatter.status GET /formatter
     tui.appendPrompt POST /tui/append-prompt; tui.openHelp POST /tui/open-help; tui.openSessions POST /tui/open-sessions
     tui.openThemes POST /tui/open-themes; tui.openModels POST /tui/open-models; tui.submitPrompt POST /tui/submit-prompt
     tui.clearPrompt POST /tui/clear-prompt; tui.executeCommand POST /tui/execute-command; tui.showToast POST /tui/show-toast
     tui.publish POST /tui/publish; auth.set PUT /auth/{id}; event.subscribe GET /event; global.event GET /global/event
-    global.health GET /global/health`;
+    global.health GET /global/health; postSessionIdPermissionsPermissionId POST /session/{id}/permissions/{permissionID}
+    auth.remove DELETE /mcp/{name}/auth; auth.start POST /mcp/{name}/auth; auth.callback POST /mcp/{name}/auth/callback
+    auth.authenticate POST /mcp/{name}/auth/authenticate`;
 
   // interceptors is hey-api's list of functions of one kind.
   function interceptors() {
@@ -170,10 +176,17 @@
     for (const line of ROUTES.split(/[;\n]/)) {
       const [name, verb, path] = line.trim().split(/\s+/);
       if (!name) continue;
-      const [ns, method] = name.split(".");
-      if (!root[ns]) root[ns] = new Namespace();
+      // "a.b" is a method of namespace a; "a.b.c" of a's namespace b; a
+      // plain name is the client's own
+      const names = name.split(".");
+      const method = names.pop();
+      let target = root;
+      for (const n of names) {
+        if (!target[n]) target[n] = new Namespace();
+        target = target[n];
+      }
       const needsOptions = path.includes("{");
-      root[ns][method] = function (options) {
+      target[method] = function (options) {
         if (needsOptions && options === undefined) throw new TypeError("Cannot read properties of undefined (reading 'client')");
         const c = (options && options.client) || this._client;
         return c.request(Object.assign({}, options, { url: path, method: verb }));
@@ -253,7 +266,8 @@
       // the pipeline hook of the same call, which then does not run it again.
       const pending = new Map();
       const key = (session, tool, args) => session + "\u0000" + tool + "\u0000" + canonical(args);
-      out.lifecycle = {
+      out.lifecycle = out.lifecycle || {};
+      Object.assign(out.lifecycle, {
         PreToolUse: async (p) => {
           let args = {};
           try { args = p.tool_input ? JSON.parse(p.tool_input) : {}; } catch (_) { /* not JSON: start empty */ }
@@ -267,7 +281,7 @@
           pending.set(key(p.session_id || "", p.tool_name, args), renameArgs(p.tool_name, output.args, true));
           return undefined;
         },
-      };
+      });
       out["tool.execute.before"] = async (input) => {
         const c = input.ctx || {};
         const k = key(c.sessionID || "", input.toolID, input.args);
@@ -282,6 +296,30 @@
         }
         if (canonical(args) === canonical(input.args)) return undefined;
         return Object.assign({}, input, { args });
+      };
+    }
+    // chat.message runs when a prompt arrives, before its message is
+    // stored: as a UserPromptSubmit vote that abstains. The text parts a
+    // hook adds reach the model as context (the prompt's additional
+    // context); the prompt's own text stays as the user wrote it.
+    const chatMessage = byHook["chat.message"];
+    if (chatMessage) {
+      out.lifecycle = out.lifecycle || {};
+      out.lifecycle.UserPromptSubmit = async (p) => {
+        const extra = p.extra || {};
+        const [providerID, ...rest] = String(extra.model || "").split("/");
+        const model = { providerID: rest.length ? providerID : "", modelID: rest.length ? rest.join("/") : providerID };
+        const messageID = "msg_prompt_" + Date.now().toString(16);
+        const text = { id: "prt_" + messageID.slice(4) + "_00", sessionID: p.session_id || "", messageID, type: "text", text: String(extra.prompt || "") };
+        const output = {
+          message: { id: messageID, sessionID: p.session_id || "", role: "user", time: { created: Date.now() }, agent: "build", model },
+          parts: [text],
+        };
+        await run(chatMessage, { sessionID: p.session_id || "", agent: "build", model, messageID }, output);
+        const added = (Array.isArray(output.parts) ? output.parts : [])
+          .filter((pt) => pt && pt !== text && pt.type === "text" && typeof pt.text === "string" && pt.text !== "")
+          .map((pt) => pt.text);
+        return added.length ? { data: { additional_context: added.join("\n\n") } } : undefined;
       };
     }
     const after = byHook["tool.execute.after"];

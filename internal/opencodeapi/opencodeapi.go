@@ -180,7 +180,11 @@ func (h *Handler) toast(w http.ResponseWriter, r *http.Request) {
 	if body.Variant == "" {
 		body.Variant = "info"
 	}
-	h.pluginLog(r.Context()).Info("plugin: toast: "+body.Message, "title", body.Title, "variant", body.Variant, "source", "client.tui.showToast")
+	attrs := []any{"variant", body.Variant, "source", "client.tui.showToast"}
+	if body.Title != "" {
+		attrs = append(attrs, "title", body.Title)
+	}
+	h.pluginLog(r.Context()).Info("plugin: toast: "+body.Message, attrs...)
 	props := map[string]any{"message": body.Message, "variant": body.Variant, "duration": body.Duration}
 	if body.Title != "" {
 		props["title"] = body.Title

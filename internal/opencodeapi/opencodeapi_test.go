@@ -1,0 +1,177 @@
+package opencodeapi_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/podcode/podcode/internal/agent"
+	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/apptest"
+	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/opencodeapi"
+	"github.com/podcode/podcode/internal/store"
+	"github.com/podcode/podcode/internal/tool"
+)
+
+// env is a booted project with an agent over a real store, whose plugins'
+// client is answered by opencodeapi.
+type env struct {
+	a    *app.App
+	ag   *agent.Agent
+	logs *apptest.Logs
+}
+
+func boot(t *testing.T, p apptest.Project) *env {
+	t.Helper()
+	a, logs := apptest.Boot(t, p)
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "podcode.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ag := agent.New(a, st)
+	a.SetPluginAPI(opencodeapi.New(ag))
+	return &env{a: a, ag: ag, logs: logs}
+}
+
+func (e *env) turn(t *testing.T, session, prompt string) *agent.TurnResult {
+	t.Helper()
+	res, err := e.ag.Run(context.Background(), agent.TurnRequest{SessionID: session, Prompt: prompt, Channel: "cli"})
+	if err != nil {
+		t.Fatalf("turn %q: %v", prompt, err)
+	}
+	return res
+}
+
+func (e *env) session(t *testing.T) string {
+	t.Helper()
+	s, err := e.ag.NewSession(context.Background(), agent.SessionRequest{Title: "a test", Channel: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.ID
+}
+
+// client is an opencode plugin whose tool "client" calls its SDK client
+// as published plugins do, and whose event hook keeps what it hears.
+const client = `export const Client = async ({ client, directory }) => {
+  const heard = []
+  return {
+    event: async ({ event }) => { heard.push(event.type + (event.properties.sessionID ? "@" + event.properties.sessionID : "")) },
+    tool: {
+      client: {
+        description: "calls the client", args: {},
+        async execute(args, ctx) {
+          const out = {}
+          const health = await (client.global._client ?? client._client).get({ url: "/global/health" })
+          out.healthy = health.data.healthy
+          const s = await client.session.get({ path: { id: ctx.sessionID }, query: { directory } })
+          out.title = s.data.title
+          out.projectID = s.data.projectID
+          const missing = await client.session.get({ path: { id: "ses_nope" } })
+          out.missing = missing.error.name + ": " + !!missing.error.data.message + " " + missing.response.status
+          try { await client.session.get({ path: { id: "ses_nope" }, throwOnError: true }) } catch (e) { out.thrown = e.message }
+          const msgs = await client.session.messages({ path: { id: ctx.sessionID } })
+          out.roles = msgs.data.map((m) => m.info.role).join(",")
+          out.firstText = msgs.data[0].parts[0].text
+          const log = await client.app.log({ body: { service: "client-test", level: "warn", message: "logged through the client", extra: { n: 1 } } })
+          out.logged = log.data
+          await client.tui.showToast({ body: { message: "toasted", variant: "success" } })
+          const injected = await client.session.prompt({ path: { id: ctx.sessionID }, body: { noReply: true, parts: [{ type: "text", text: "NOTE FROM A PLUGIN" }] } })
+          out.injectedRole = injected.data.info.role
+          const list = await client.session.list()
+          out.sessions = list.data.length
+          const cfg = await client.config.get()
+          out.model = cfg.data.model
+          const providers = await client.provider.list()
+          out.providers = providers.data.all.map((p) => p.id).join(",")
+          const nope = await client.pty.list()
+          out.pty = nope.error.name
+          try { client.session.get() } catch (e) { out.noOptions = e.constructor.name }
+          return JSON.stringify(out)
+        },
+      },
+      heard: { description: "", args: {}, execute: async () => heard.join(" ") },
+    },
+  }
+}
+`
+
+// A plugin's client speaks to Podcode in process, as opencode's SDK speaks
+// to opencode: health, sessions, messages, logs, toasts, a noReply prompt
+// that the running turn reads before its next model call, errors as the
+// SDK returns or throws them, and 404 naming what Podcode does not serve.
+// Its event hook hears the turn as opencode's events.
+func TestClientInProcess(t *testing.T) {
+	e := boot(t, apptest.Project{Files: map[string]string{".opencode/plugin/client.js": client}})
+	if len(e.a.Plugins.Plugins) != 1 {
+		t.Fatalf("plugins %v; logs:\n%s", e.a.Plugins.Plugins, strings.Join(e.logs.Lines(), "\n"))
+	}
+	id := e.session(t)
+	res := e.turn(t, id, `/tool client {}`)
+	var out string
+	for _, m := range res.Messages {
+		if m.Role == chat.RoleTool {
+			out = m.Result.Output
+		}
+	}
+	for _, want := range []string{`"healthy":true`, `"title":"a test"`, `"projectID":"` + e.a.Cwd + `"`,
+		`"missing":"NotFoundError: true 404"`, `"thrown":"session ses_nope: not found"`, `"roles":"user,assistant"`,
+		`"firstText":"/tool client {}"`, `"logged":true`, `"injectedRole":"user"`, `"sessions":1`, `"model":"offline/echo"`,
+		`"providers":"offline"`, `"pty":"NotFoundError"`, `"noOptions":"TypeError"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the client's answers %s lack %s", out, want)
+		}
+	}
+	e.logs.Require(t, "WARN logged through the client", "plugin=client", "service=client-test", `extra={"n":1}`)
+	e.logs.Require(t, "plugin: toast: toasted", "plugin=client", "variant=success")
+	// The noReply message went in after the tool's result, before the
+	// model's next call: the model read it.
+	msgs, err := e.ag.Store.Messages(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roles []string
+	for _, m := range msgs {
+		roles = append(roles, m.Role)
+		if m.Role == chat.RoleUser && m.Text == "NOTE FROM A PLUGIN" && roles[len(roles)-2] != chat.RoleTool {
+			t.Errorf("the injected message follows a %s message", roles[len(roles)-2])
+		}
+	}
+	if got := strings.Join(roles, ","); got != "user,assistant,tool,user,assistant" {
+		t.Errorf("roles %s", got)
+	}
+	// The event hook heard the turn as opencode's events, session.idle last.
+	var heard string
+	for range 200 {
+		r, _, err := e.a.Runner.CallTool(context.Background(), tool.Call{}, "heard", map[string]any{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if heard = r.Output; strings.HasSuffix(heard, "session.idle@"+id) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, want := range []string{"session.status@" + id, "message.updated@" + id, "message.part.updated@" + id, "tui.toast.show", "session.idle@" + id} {
+		if !strings.Contains(heard, want) {
+			t.Errorf("the event hook heard %q, not %s", heard, want)
+		}
+	}
+}
+
+// Before the server's sessions are open (the API not set), the client
+// answers 503, without blocking the plugin.
+func TestClientBeforeTheServerRuns(t *testing.T) {
+	a, _ := apptest.Boot(t, apptest.Project{Files: map[string]string{".opencode/plugin/early.js": `export const Early = async ({ client }) => {
+  const r = await client.session.list()
+  return { tool: { early: { description: "", args: {}, execute: async () => r.error.name + " " + r.response.status } } }
+}`}})
+	res, _, err := a.Runner.CallTool(context.Background(), tool.Call{}, "early", map[string]any{})
+	if err != nil || res.Output != "UnavailableError 503" {
+		t.Errorf("early: %+v %v", res, err)
+	}
+}
