@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +22,7 @@ import (
 
 // bundleFormat changes whenever the way bundles are built changes, so that
 // cached bundles from an older Podcode are not reused.
-const bundleFormat = "podcode-bundle-5"
+const bundleFormat = "podcode-bundle-6"
 
 // A bundle is one CommonJS script made by esbuild: a plugin's own code (its
 // files, TypeScript included, with the npm packages it imports left as
@@ -78,10 +79,36 @@ func (b *Bundler) bounded(loaded *loadedFiles) api.Plugin {
 				return api.OnLoadResult{}, err
 			}
 			loaded.add(args.Path, data)
-			text := string(data)
+			text := withImportMeta(args.Path, string(data))
 			return api.OnLoadResult{Contents: &text, Loader: api.LoaderDefault}, nil
 		})
 	}}
+}
+
+// importMeta is what import.meta becomes in a bundle (buildOnce defines
+// it): each file that reads it declares its own, first thing on its
+// first line (line numbers, hence source maps, stay as they were).
+const importMeta = "__podcode_import_meta"
+
+// withImportMeta gives the module at path its import.meta, as Node's:
+// url (its file: URL), filename and dirname. A bundle is CommonJS, where
+// import.meta is empty; published plugins read fileURLToPath(import.meta.url)
+// to find their own files.
+func withImportMeta(path, text string) string {
+	if !strings.Contains(text, "import.meta") {
+		return text
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
+	decl := fmt.Sprintf("var %s = { url: %s, filename: %s, dirname: %s };", importMeta,
+		strconvQuote(u.String()), strconvQuote(path), strconvQuote(filepath.Dir(path)))
+	if strings.HasPrefix(text, "#!") { // a shebang must stay first
+		nl := strings.IndexByte(text, '\n')
+		if nl < 0 {
+			return text
+		}
+		return text[:nl+1] + decl + text[nl+1:]
+	}
+	return decl + text
 }
 
 // loadedFiles are the hashes of the files a build loaded, by path.
@@ -388,6 +415,7 @@ func (b *Bundler) buildOnce(key string, opts api.BuildOptions) (*bundle, error) 
 	// using declarations and import.meta neither ("import.meta" becomes an
 	// empty object, as esbuild does for CommonJS).
 	opts.Supported = map[string]bool{"async-generator": false, "for-await": false, "using": false, "import-meta": false}
+	opts.Define = map[string]string{"import.meta": importMeta}
 	var loaded loadedFiles
 	opts.Plugins = append([]api.Plugin{b.bounded(&loaded)}, opts.Plugins...)
 	res := api.Build(opts)

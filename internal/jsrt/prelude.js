@@ -379,6 +379,7 @@
   lazy("crypto", "crypto", "webcrypto");
   lazy("performance", "perf_hooks", "performance");
   lazy("Bun", "bun");
+  lazy("FormData", "internal/formdata", "FormData");
 
   // The memory budget (see memory.go): a builtin whose one allocation the
   // script sizes refuses, with a RangeError, any that would pass the budget

@@ -27,6 +27,12 @@ type env struct {
 func boot(t *testing.T, p apptest.Project) *env {
 	t.Helper()
 	a, logs := apptest.Boot(t, p)
+	return wrap(t, a, logs)
+}
+
+// wrap gives a booted app an agent over a real store, and the API.
+func wrap(t *testing.T, a *app.App, logs *apptest.Logs) *env {
+	t.Helper()
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "podcode.db"))
 	if err != nil {
 		t.Fatal(err)
