@@ -69,10 +69,20 @@ function invalidArgValue(name, value, reason) {
   return codedTypeError("ERR_INVALID_ARG_VALUE", "The " + what + " '" + name + "' " + (reason || "is invalid") + ". Received " + inspectShort(value));
 }
 
+// addNumericalSeparator groups a number's text by threes from the right
+// with "_", as Node does (whatever the characters: 1_.18_059e_+21).
+function addNumericalSeparator(s) {
+  let out = "";
+  let i = s.length;
+  const start = s[0] === "-" ? 1 : 0;
+  for (; i >= start + 4; i -= 3) out = "_" + s.slice(i - 3, i) + out;
+  return s.slice(0, i) + out;
+}
+
 function outOfRange(name, range, value) {
   let shown = inspectShort(value);
   if (typeof value === "number" && Number.isInteger(value) && Math.abs(value) > 2 ** 32) {
-    shown = String(value).replace(/(\d)(?=(\d{3})+$)/g, "$1_");
+    shown = addNumericalSeparator(String(value));
   }
   return codedRangeError("ERR_OUT_OF_RANGE", 'The value of "' + name + '" is out of range. It must be ' + range + ". Received " + shown);
 }
@@ -100,5 +110,5 @@ class AbortError extends Error {
 
 module.exports = {
   coded, codedError, codedTypeError, codedRangeError, article, received, inspectShort,
-  invalidArgType, invalidArgValue, outOfRange, missingArgs, unavailable, AbortError,
+  invalidArgType, invalidArgValue, outOfRange, addNumericalSeparator, missingArgs, unavailable, AbortError,
 };
