@@ -43,7 +43,7 @@ function normalized(name) {
   return encodingOf(name);
 }
 
-const unknownEncoding = (e) => errors.codedTypeError("ERR_UNKNOWN_ENCODING", "Unknown encoding: " + String(e));
+const unknownEncoding = (e) => errors.codedTypeError("ERR_UNKNOWN_ENCODING", "Unknown encoding: " + errors.formatS(e));
 const outOfBounds = (name) => errors.codedRangeError("ERR_BUFFER_OUT_OF_BOUNDS",
   name ? '"' + name + '" is outside of buffer bounds' : "Attempt to access memory outside buffer bounds");
 const isUint8Array = (v) => v instanceof NativeUint8Array;

@@ -16,6 +16,22 @@ function inspectShort(v) {
   return String(v);
 }
 
+// formatS renders a value as Node's %s does in its messages: strings as
+// they are, objects without a toString of their own shown shallowly.
+function formatS(v) {
+  if (typeof v === "bigint") return v + "n";
+  if (Object.is(v, -0)) return "-0";
+  if (v === null || typeof v !== "object") return `${v}`;
+  for (let p = v; p !== null && p !== Object.prototype && p !== Array.prototype; p = Object.getPrototypeOf(p)) {
+    if (Object.prototype.hasOwnProperty.call(p, "toString")) return `${v}`;
+  }
+  const show = (x) => (typeof x === "object" && x !== null ? (Array.isArray(x) ? "[Array]" : "[Object]") : typeof x === "function" ? "[Function]" : inspectShort(x));
+  if (Array.isArray(v)) return v.length === 0 ? "[]" : "[ " + v.map(show).join(", ") + " ]";
+  const keys = Object.keys(v);
+  const ctor = v.constructor && v.constructor !== Object ? v.constructor.name + " " : "";
+  return ctor + (keys.length === 0 ? "{}" : "{ " + keys.map((k) => (/^[A-Za-z_$][\w$]*$/.test(k) ? k : inspectShort(k)) + ": " + show(v[k])).join(", ") + " }");
+}
+
 // received is the end of an ERR_INVALID_ARG_TYPE message: what was given.
 function received(v) {
   if (v === null || v === undefined) return " Received " + v;
@@ -110,5 +126,5 @@ class AbortError extends Error {
 
 module.exports = {
   coded, codedError, codedTypeError, codedRangeError, article, received, inspectShort,
-  invalidArgType, invalidArgValue, outOfRange, addNumericalSeparator, missingArgs, unavailable, AbortError,
+  invalidArgType, invalidArgValue, outOfRange, addNumericalSeparator, formatS, missingArgs, unavailable, AbortError,
 };

@@ -109,3 +109,6 @@ t("write to empty", () => w(0, "abc"));
 t("utf8Write", () => { const b = Buffer.alloc(4); return [b.utf8Write("héllo", 1), b.toString("hex")]; });
 t("hexSlice", () => Buffer.from("abc").hexSlice(1));
 t("latin1Slice", () => Buffer.from([0xe9, 0x41]).latin1Slice());
+for (const e of [{}, [], [1, "a"], { a: 1, "b-c": [2] }, 5n, -0, null, { toString() { return "zz"; } }, new (class Foo {})(), 1.5]) {
+  t("toString unknown " + typeof e, () => Buffer.from("a").toString(e));
+}
