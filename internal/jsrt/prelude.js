@@ -377,6 +377,7 @@
   lazy("setImmediate", "timers", "setImmediate");
   lazy("clearImmediate", "timers", "clearImmediate");
   lazy("crypto", "crypto", "webcrypto");
+  lazy("DOMException", "internal/domexception", "DOMException");
   lazy("performance", "perf_hooks", "performance");
   lazy("Bun", "bun");
   lazy("FormData", "internal/formdata", "FormData");
