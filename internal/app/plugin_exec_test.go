@@ -24,6 +24,7 @@ import (
 // child_process: execSync (sync), exec (callback) or spawn (events),
 // and answers its output or the error's message.
 const runner = `import cp from "node:child_process"
+import { $ } from "bun"
 export default {
   id: "runner",
   server: () => ({
@@ -34,6 +35,9 @@ export default {
         try {
           if (args.how === "exec") {
             return { title: "exec", output: await new Promise((res, rej) => cp.exec(args.cmd, opts, (e, out) => e ? rej(e) : res(out))) };
+          }
+          if (args.how === "$") {
+            return { title: "$", output: await $` + "`sh -c ${args.cmd}`" + `.text() };
           }
           if (args.how === "spawn") {
             const child = cp.spawn("sh", ["-c", args.cmd], opts);
@@ -101,7 +105,7 @@ func TestPluginProcessesPassTheGuard(t *testing.T) {
 		t.Fatalf("plugins %v; logs:\n%s", a.Plugins.Plugins, strings.Join(logs.Lines(), "\n"))
 	}
 	ctx := context.Background()
-	for _, how := range []string{"execSync", "exec", "spawn"} {
+	for _, how := range []string{"execSync", "exec", "spawn", "$"} {
 		out := runTool(t, a, ctx, map[string]any{"cmd": "echo allowed", "how": how})
 		if !strings.HasPrefix(out, "allowed\n") {
 			t.Errorf("%s: %q", how, out)
@@ -116,7 +120,7 @@ func TestPluginProcessesPassTheGuard(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(seen) != 6 {
+	if len(seen) != 8 {
 		t.Fatalf("PreToolUse saw %d processes: %v", len(seen), seen)
 	}
 	first := seen[0]
@@ -126,8 +130,11 @@ func TestPluginProcessesPassTheGuard(t *testing.T) {
 	if seen[5]["api"] != "child_process.spawn" || seen[5]["command"] != "sh -c 'echo forbidden > "+filepath.Join(a.Cwd, "written")+"'" {
 		t.Errorf("spawn's tool_input %v", seen[5])
 	}
-	if len(post) != 3 {
-		t.Errorf("PostToolUse after %d processes, want the 3 that ran: %v", len(post), post)
+	if cmd, _ := seen[7]["command"].(string); seen[7]["api"] != "$" || !strings.HasPrefix(cmd, "bash -c ") || !strings.Contains(cmd, "echo forbidden") {
+		t.Errorf("$'s tool_input %v", seen[7])
+	}
+	if len(post) != 4 {
+		t.Errorf("PostToolUse after %d processes, want the 4 that ran: %v", len(post), post)
 	}
 }
 

@@ -334,7 +334,11 @@ func (r *Runtime) childSpawn(o *goja.Object, stdio []string, events *goja.Object
 	go func() {
 		a, err := r.approve(ctx, req)
 		if err == nil {
-			err = r.startChild(cp, a, stdio, stdinR, id, onData, call)
+			var in io.Reader // not a nil *io.PipeReader: proc would read it
+			if stdinR != nil {
+				in = stdinR
+			}
+			err = r.startChild(cp, a, stdio, in, onData, call)
 		}
 		if err != nil {
 			if a != nil && a.Done != nil {
@@ -352,6 +356,15 @@ func (r *Runtime) childSpawn(o *goja.Object, stdio []string, events *goja.Object
 			return
 		}
 		pid := cp.p.Pid()
+		if stdinR != nil {
+			// proc's copy of the input waits on this pipe: once the
+			// process exited, nothing more goes in, and Wait must not wait
+			// for the plugin to end its input
+			go func() {
+				<-cp.p.Exited()
+				stdinR.CloseWithError(io.ErrClosedPipe)
+			}()
+		}
 		r.enqueue(func() {
 			call(onSpawn, r.vm.ToValue(pid))
 			r.drain()
@@ -382,7 +395,7 @@ func (r *Runtime) childSpawn(o *goja.Object, stdio []string, events *goja.Object
 }
 
 // startChild starts a's command with the runtime's stdio choices.
-func (r *Runtime) startChild(cp *childProc, a *ExecApproval, stdio []string, stdin io.Reader, id int64, onData goja.Callable, call func(goja.Callable, ...goja.Value)) error {
+func (r *Runtime) startChild(cp *childProc, a *ExecApproval, stdio []string, stdin io.Reader, onData goja.Callable, call func(goja.Callable, ...goja.Value)) error {
 	cmd := a.Cmd
 	mode := func(fd int) string {
 		if fd < len(stdio) {
@@ -656,8 +669,9 @@ wait:
 	return out
 }
 
-// syncLimited keeps what a process writes, up to max bytes; past it, it
-// signals over once.
+// syncLimited keeps what a process writes, up to max bytes and the chunk
+// that passes it (as Node keeps it: at most one pipe read more); past it,
+// it signals over once and keeps nothing more.
 type syncLimited struct {
 	mu   sync.Mutex
 	buf  []byte
@@ -669,16 +683,14 @@ type syncLimited struct {
 func (s *syncLimited) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	room := s.max - int64(len(s.buf))
-	if int64(len(p)) > room {
-		s.buf = append(s.buf, p[:max(room, 0)]...)
-		if !s.full {
-			s.full = true
-			s.over <- struct{}{}
-		}
+	if s.full {
 		return len(p), nil
 	}
 	s.buf = append(s.buf, p...)
+	if int64(len(s.buf)) > s.max {
+		s.full = true
+		s.over <- struct{}{}
+	}
 	return len(p), nil
 }
 

@@ -138,7 +138,9 @@ func (c *consoleLines) Handle(_ context.Context, rec slog.Record) error {
 	return nil
 }
 
-func runPodcodeScript(t *testing.T, src string) []string {
+// runPodcodeScript runs src in a fresh runtime (opts adjust its Options)
+// and returns what it printed, its folder's and HOME's paths scrubbed.
+func runPodcodeScript(t *testing.T, src string, opts ...func(*Options)) []string {
 	t.Helper()
 	dir, home := scriptDirs(t)
 	env := map[string]string{"HOME": home, "PATH": os.Getenv("PATH")}
@@ -146,8 +148,12 @@ func runPodcodeScript(t *testing.T, src string) []string {
 		env[k] = v
 	}
 	out := &consoleLines{}
-	r, err := New(Options{Name: "node-compat", Logger: slog.New(out), Cwd: dir, Env: env, MemoryLimit: 256 << 20,
-		Exec: func(_ context.Context, req ExecRequest) (*ExecApproval, error) { return &ExecApproval{Cmd: req.Cmd()}, nil }})
+	o := Options{Name: "node-compat", Logger: slog.New(out), Cwd: dir, Env: env, MemoryLimit: 256 << 20,
+		Exec: func(_ context.Context, req ExecRequest) (*ExecApproval, error) { return &ExecApproval{Cmd: req.Cmd()}, nil }}
+	for _, f := range opts {
+		f(&o)
+	}
+	r, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

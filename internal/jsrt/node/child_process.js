@@ -158,7 +158,12 @@ function spawnWith(api, file, args, options) {
   }
   child.stdio = [child.stdin, child.stdout, child.stderr];
   const signal = n.options.signal;
-  const onAbort = () => { child.kill(n.options.killSignal); };
+  // An abort kills the process and is an 'error', as in Node.
+  const onAbort = () => {
+    if (!child._running) return;
+    child.kill(n.options.killSignal);
+    child.emit("error", new errors.AbortError(undefined, { cause: signal.reason }));
+  };
   let timer;
   child._id = host.spawn(n.req, stdio, {
     spawn(pid) {
