@@ -89,12 +89,12 @@ type App struct {
 	// written.
 	DataDir string
 
-	claude      *claudehooks.Registration   // the Claude Code hooks, if any
-	transcripts *claudehooks.Transcripts    // kept while Claude Code hooks are registered
-	sessions    *liveSessions               // what Close ends
-	execGuard   atomic.Pointer[guard.Guard] // the guard of plugins' processes: bootGuard while they load, then Guard
+	claude      *claudehooks.Registration    // the Claude Code hooks, if any
+	transcripts *claudehooks.Transcripts     // kept while Claude Code hooks are registered
+	sessions    *liveSessions                // what Close ends
+	execGuard   atomic.Pointer[guard.Guard]  // the guard of plugins' processes: bootGuard while they load, then Guard
 	pluginAPI   atomic.Pointer[http.Handler] // what answers opencode plugins' client (SetPluginAPI)
-	unsubscribe []func()                    // bus listeners Close ends
+	unsubscribe []func()                     // bus listeners Close ends
 }
 
 // Options adjust Boot; the zero value is what the server uses.

@@ -149,7 +149,9 @@ func runPodcodeScript(t *testing.T, src string, opts ...func(*Options)) []string
 	}
 	out := &consoleLines{}
 	o := Options{Name: "node-compat", Logger: slog.New(out), Cwd: dir, Env: env, MemoryLimit: 256 << 20,
-		Exec: func(_ context.Context, req ExecRequest) (*ExecApproval, error) { return &ExecApproval{Cmd: req.Cmd()}, nil }}
+		Exec: func(_ context.Context, req ExecRequest) (*ExecApproval, error) {
+			return &ExecApproval{Cmd: req.Cmd()}, nil
+		}}
 	for _, f := range opts {
 		f(&o)
 	}

@@ -99,7 +99,7 @@ type Runtime struct {
 	opts Options
 	logp atomic.Pointer[slog.Logger]
 	name atomic.Pointer[string] // SetName's, once called
-	vm   *goja.Runtime // loop goroutine only
+	vm   *goja.Runtime          // loop goroutine only
 	rep  *repairer
 	noop goja.Callable
 

@@ -125,9 +125,9 @@ func toolPartIndex(i int) int { return 2 + i }
 // call, until its result arrives.
 type call struct {
 	messageID, tool string
-	index                      int // the part's place in its message
-	input                      map[string]any
-	start                      int64
+	index           int // the part's place in its message
+	input           map[string]any
+	start           int64
 }
 
 func args(raw json.RawMessage) map[string]any {
