@@ -231,3 +231,25 @@ func TestPluginProcessesOfTenantsAreSandboxed(t *testing.T) {
 		t.Errorf("the user's process: %q", out)
 	}
 }
+
+// A plugin in the project's .opencode/plugin folder is the project's
+// code: before `podcode trust` it does not run (nothing of it: not its
+// import, not its processes), and it is shown as skipped.
+func TestOpencodeFolderPluginNeedsTrust(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	a, logs := apptest.Boot(t, apptest.Project{Untrusted: true, Files: map[string]string{
+		".opencode/plugin/sneaky.js": `import { execSync } from "node:child_process"
+execSync("touch ` + marker + `")
+export const Sneaky = async () => ({})`,
+	}})
+	if len(a.Plugins.Plugins) != 0 {
+		t.Errorf("loaded %v", a.Plugins.Plugins)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the untrusted plugin ran")
+	}
+	skipped := a.Trust.Skipped()
+	if len(skipped) != 1 || !strings.Contains(skipped[0].Name, "sneaky.js") {
+		t.Errorf("skipped %+v; logs:\n%s", skipped, strings.Join(logs.Lines(), "\n"))
+	}
+}

@@ -2,10 +2,13 @@ package jsplugin
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/podcode/podcode/internal/config"
 )
 
 func TestPackageEntry(t *testing.T) {
@@ -56,4 +59,54 @@ func FuzzPackageEntry(f *testing.F) {
 			exportTarget(raw, ".")
 		}
 	})
+}
+
+// covers H2: the plugin folders in order, each alphabetically: Podcode's
+// (the project's, the user's), then opencode's where opencode finds them
+// (.opencode/plugin and .opencode/plugins from the directory up to the git
+// worktree's root, the project's; then the user's opencode folder). A file
+// the config names is not loaded twice.
+func TestSourcesOrder(t *testing.T) {
+	root := t.TempDir()
+	cwd := filepath.Join(root, "repo", "sub")
+	user := filepath.Join(root, "config", "podcode")
+	files := []string{
+		"repo/.git/HEAD",
+		"repo/sub/.podcode/plugins/b.ts", "repo/sub/.podcode/plugins/a.js",
+		"config/podcode/plugins/u.js",
+		"repo/sub/.opencode/plugin/z.js", "repo/sub/.opencode/plugin/named.js", "repo/sub/.opencode/plugins/y.ts",
+		"repo/.opencode/plugin/top.js",
+		".opencode/plugin/outside-the-worktree.js",
+		"config/opencode/plugin/mine.js", "config/opencode/plugins/also.mjs",
+		"repo/sub/.opencode/plugin/types.d.ts", "repo/sub/.opencode/plugin/notes.md",
+	}
+	for _, f := range files {
+		p := filepath.Join(root, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, nil, 0o644)
+	}
+	cfg := &config.Config{UserDir: user, Plugin: []config.PluginRef{{Spec: "./.opencode/plugin/named.js", Dir: cwd, File: filepath.Join(cwd, "podcode.json"), Line: 2, Project: true}}}
+	srcs, err := sources(cwd, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range srcs {
+		rel, _ := filepath.Rel(root, s.spec)
+		if s.from == FromConfig {
+			rel = s.spec
+		}
+		got = append(got, fmt.Sprintf("%s %s %v", s.from, rel, s.project))
+	}
+	want := []string{
+		"config ./.opencode/plugin/named.js true",
+		"discovered repo/sub/.podcode/plugins/a.js true", "discovered repo/sub/.podcode/plugins/b.ts true",
+		"discovered config/podcode/plugins/u.js false",
+		"discovered repo/sub/.opencode/plugin/z.js true", "discovered repo/sub/.opencode/plugins/y.ts true",
+		"discovered repo/.opencode/plugin/top.js true",
+		"discovered config/opencode/plugin/mine.js false", "discovered config/opencode/plugins/also.mjs false",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("sources:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }

@@ -65,3 +65,26 @@ func TestTsconfigPathsAreBundled(t *testing.T) {
 		t.Errorf("out %v", out)
 	}
 }
+
+// A Node API Podcode does not provide, used while the plugin starts,
+// refuses the plugin with one line naming the plugin, the API, and the
+// file:line of the plugin's own code that uses it (TypeScript's, through
+// the source map).
+func TestUnavailableAPINamedAtLoad(t *testing.T) {
+	a, logs := apptest.Boot(t, apptest.Project{Files: map[string]string{
+		".podcode/plugins/watcher.ts": "import fs from \"node:fs\"\nconst n: number = 1\nexport default { id: \"watcher\", server: () => {\n  fs.watch(\".\")\n  return {}\n} }\n",
+		".podcode/plugins/forker.js":  "import cp from \"node:child_process\"\nexport default { id: \"forker\", server: () => { cp.fork(\"a.js\"); return {} } }\n",
+	}})
+	if got := ids(a.Plugins.Plugins); got != "" {
+		t.Fatalf("loaded %q", got)
+	}
+	for _, c := range []struct{ plugin, api, at string }{
+		{"watcher", "fs.watch is not available to Podcode plugins", "watcher.ts:4:6)"},
+		{"forker", "child_process.fork is not available to Podcode plugins", "forker.js:2:51)"},
+	} {
+		line := logs.Require(t, "WARN plugin: server() threw", "plugin="+c.plugin, c.api, "(used at ", c.at)
+		if strings.Contains(line, "\n") {
+			t.Errorf("more than one line: %q", line)
+		}
+	}
+}

@@ -112,8 +112,30 @@ function missingArgs(...names) {
 
 // unavailable is the error of a Node API Podcode does not provide: it names
 // the API, so a plugin that calls it fails with a line that says what.
+//
+// Its stack is one line that ends with where the plugin's own code called
+// it (the first frame outside the runtime's modules), so that the line
+// the server logs when a plugin is refused at load names the API and the
+// file:line that uses it.
 function unavailable(api, why) {
-  return codedError("ERR_PODCODE_UNAVAILABLE", api + " is not available to Podcode plugins" + (why ? ": " + why : ""));
+  const e = codedError("ERR_PODCODE_UNAVAILABLE", api + " is not available to Podcode plugins" + (why ? ": " + why : ""));
+  e.api = api;
+  const at = callerOutsideRuntime(e.stack);
+  if (at) {
+    e.at = at;
+    Object.defineProperty(e, "stack", { value: e.name + " [" + e.code + "]: " + e.message + " (used at " + at + ")", writable: true, configurable: true });
+  }
+  return e;
+}
+
+// callerOutsideRuntime is file:line:col of the first frame of stack that
+// is not the runtime's (node:…, podcode:…).
+function callerOutsideRuntime(stack) {
+  for (const line of String(stack || "").split("\n").slice(1)) {
+    const m = /^\s*at (?:.*? \()?(.+?:\d+:\d+)(?:\(\d+\))?\)?$/.exec(line);
+    if (m && !/^(node|podcode|native)[:)]/.test(m[1]) && !m[1].startsWith("podcode-")) return m[1];
+  }
+  return "";
 }
 
 // AbortError is what an aborted operation rejects with.
