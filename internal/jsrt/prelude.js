@@ -335,12 +335,13 @@
   define("Response", Response);
   define("fetch", (input, init) => {
     init = init || {};
-    const url = typeof input === "string" ? input : input instanceof URL ? input.href : String(input && input.url || input);
+    // (not instanceof URL: that would load node:url for every fetch)
+    const url = typeof input === "string" ? input : input && typeof input.href === "string" ? input.href : String(input && input.url || input);
     const headers = [...new Headers(init.headers)];
     let body = init.body;
     if (body !== undefined && body !== null && typeof body !== "string") {
       if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) body = new TextDecoder().decode(body);
-      else if (body instanceof URLSearchParams) body = body.toString();
+      else if (Object.prototype.toString.call(body) === "[object URLSearchParams]") body = body.toString();
       else throw new TypeError("fetch: body must be a string, an ArrayBuffer, a typed array or URLSearchParams");
     }
     const signal = init.signal;
@@ -371,6 +372,8 @@
     });
   }
   lazy("process", "process");
+  lazy("URL", "url", "URL");
+  lazy("URLSearchParams", "url", "URLSearchParams");
   lazy("Buffer", "buffer", "Buffer");
   lazy("atob", "buffer", "atob");
   lazy("btoa", "buffer", "btoa");

@@ -17,7 +17,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/dop251/goja"
-	"github.com/dop251/goja_nodejs/url"
 
 	"github.com/podcode/podcode/internal/version"
 )
@@ -74,16 +73,6 @@ func (r *Runtime) installGlobals() error {
 		return err
 	}
 	install, _ := goja.AssertFunction(fn)
-
-	// URL and URLSearchParams come from goja_nodejs.
-	mod := vm.NewObject()
-	exports := vm.NewObject()
-	if err := mod.Set("exports", exports); err != nil {
-		return err
-	}
-	url.Require(vm, mod)
-	vm.Set("URL", exports.Get("URL"))
-	vm.Set("URLSearchParams", exports.Get("URLSearchParams"))
 
 	r.host.httpClient = r.opts.Fetch.Client
 	if r.host.httpClient == nil {

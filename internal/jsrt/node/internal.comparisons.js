@@ -127,7 +127,7 @@ function entriesEqual(a, b, strict, memos, kind, ka) {
   if (kind === "array") {
     for (let i = 0; i < a.length; i++) {
       const ha = hasOwn(a, i), hb = hasOwn(b, i);
-      if (strict && ha !== hb) return false;
+      if (ha !== hb) return false; // a hole is no undefined, even loosely
       if ((ha || hb) && !equal(a[i], b[i], strict, memos)) return false;
     }
   } else if (kind === "set") {

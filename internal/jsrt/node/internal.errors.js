@@ -83,7 +83,9 @@ function invalidArgType(name, expected, value) {
 
 function invalidArgValue(name, value, reason) {
   const what = name.includes(".") ? "property" : "argument";
-  return codedTypeError("ERR_INVALID_ARG_VALUE", "The " + what + " '" + name + "' " + (reason || "is invalid") + ". Received " + inspectShort(value));
+  let shown = typeof value === "object" && value !== null ? require("util").inspect(value) : inspectShort(value);
+  if (shown.length > 128) shown = shown.slice(0, 128) + "...";
+  return codedTypeError("ERR_INVALID_ARG_VALUE", "The " + what + " '" + name + "' " + (reason || "is invalid") + ". Received " + shown);
 }
 
 // addNumericalSeparator groups a number's text by threes from the right

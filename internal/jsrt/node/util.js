@@ -616,7 +616,7 @@ function formatRaw(ctx, v, depth, typedArray) {
       const p = prefix(ctor, tag, "Date");
       if (p !== "Date ") base = p + base;
       if (keys.length === 0) return ctx.stylize(base, "date");
-    } else if (k === "Error") {
+    } else if (k === "Error" || v instanceof Error) {
       base = formatError(v, ctor, tag, ctx, keys);
       if (keys.length === 0) return base;
     } else if (types.isAnyArrayBuffer(v)) {

@@ -1,0 +1,32 @@
+const qs = require("querystring");
+const { inspect } = require("util");
+const many = Array.from({ length: 1005 }, (_, i) => "k" + i + "=" + i).join("&");
+console.log(Object.keys(qs.parse(many)).length, Object.keys(qs.parse(many, null, null, { maxKeys: 0 })).length, Object.keys(qs.parse(many, "&", "=", { maxKeys: 3 })).join());
+console.log(inspect(qs.parse("a=1&a=2&a=3&b", undefined, undefined, { maxKeys: 2 })));
+console.log(inspect(qs.parse("x=1&&&y=2&", "&")), inspect(qs.parse("x=1", "", "")), inspect(qs.parse("a1b2c", 1, 2)));
+console.log(inspect(qs.parse("%ZZ=%%&%e2%82%ac=%E2%82%AC&q=%u20AC")));
+console.log(inspect(qs.parse("emoji=%F0%9F%98%80&bad=%F0%9F&mixed=é+ü")));
+console.log(inspect(qs.parse("a=1&A=2&a=3")));
+console.log(inspect(qs.parse("toString=1&hasOwnProperty=2&valueOf")));
+console.log(inspect(qs.parse("a=b&c", "&", "=", { decodeURIComponent: decodeURIComponent })));
+console.log(inspect(qs.parse("a=%E0%A4%A", "&", "=", { decodeURIComponent: decodeURIComponent })));
+console.log(qs.stringify({ "a&b": "c=d", "sp ace": "+plus+", uni: "日本語", emoji: "😀", tilde: "~", star: "*", slash: "/", q: "?", hash: "#" }));
+console.log(qs.stringify({ n: -0, z: 0, f: 1.5, big: -1e21, small: 1e-7 }));
+console.log(qs.stringify(Object.assign(Object.create({ inherited: 1 }), { own: 2 })), qs.stringify(Object.create(null)));
+const sym = Symbol("s");
+console.log(qs.stringify({ [sym]: 1, s: sym, fn: () => 1, obj: { a: 1 }, d: new Date(0) }));
+try { qs.stringify({ a: "\udc00" }); } catch (e) { console.log(e.name, e.code, e.message); }
+try { qs.escape(Symbol("x")); } catch (e) { console.log(e.name); }
+console.log(qs.stringify({ a: [] }), qs.stringify({ a: [[]], b: [undefined] }), qs.stringify({}, "&"), qs.stringify({ a: 1, b: 2 }, "", ""));
+const round = { name: "José Ñ", list: ["a b", "c&d"], empty: "" };
+console.log(inspect(qs.parse(qs.stringify(round))));
+console.log(qs.unescape("%41%42%43"), qs.unescape("100%"), qs.unescape("%C3%A9+x", false), qs.unescape(5), qs.unescape("%E2%82%AC%"));
+const orig = qs.unescape;
+qs.unescape = (s) => "U(" + s + ")";
+console.log(inspect(qs.parse("a=%41&b=plain")));
+qs.unescape = orig;
+const origEscape = qs.escape;
+qs.escape = (s) => "E(" + s + ")";
+console.log(qs.stringify({ k: "v" }));
+qs.escape = origEscape;
+console.log(qs.stringify({ k: "v w" }));
