@@ -283,6 +283,7 @@
   lazy("setImmediate", "timers", "setImmediate");
   lazy("clearImmediate", "timers", "clearImmediate");
   lazy("crypto", "crypto", "webcrypto");
+  lazy("DOMException", "internal/domexception", "DOMException");
   lazy("performance", "perf_hooks", "performance");
 
   // The memory budget (see memory.go): a builtin whose one allocation the

@@ -16,6 +16,22 @@ function inspectShort(v) {
   return String(v);
 }
 
+// formatS renders a value as Node's %s does in its messages: strings as
+// they are, objects without a toString of their own shown shallowly.
+function formatS(v) {
+  if (typeof v === "bigint") return v + "n";
+  if (Object.is(v, -0)) return "-0";
+  if (v === null || typeof v !== "object") return `${v}`;
+  for (let p = v; p !== null && p !== Object.prototype && p !== Array.prototype; p = Object.getPrototypeOf(p)) {
+    if (Object.prototype.hasOwnProperty.call(p, "toString")) return `${v}`;
+  }
+  const show = (x) => (typeof x === "object" && x !== null ? (Array.isArray(x) ? "[Array]" : "[Object]") : typeof x === "function" ? "[Function]" : inspectShort(x));
+  if (Array.isArray(v)) return v.length === 0 ? "[]" : "[ " + v.map(show).join(", ") + " ]";
+  const keys = Object.keys(v);
+  const ctor = v.constructor && v.constructor !== Object ? v.constructor.name + " " : "";
+  return ctor + (keys.length === 0 ? "{}" : "{ " + keys.map((k) => (/^[A-Za-z_$][\w$]*$/.test(k) ? k : inspectShort(k)) + ": " + show(v[k])).join(", ") + " }");
+}
+
 // received is the end of an ERR_INVALID_ARG_TYPE message: what was given.
 function received(v) {
   if (v === null || v === undefined) return " Received " + v;
@@ -69,10 +85,20 @@ function invalidArgValue(name, value, reason) {
   return codedTypeError("ERR_INVALID_ARG_VALUE", "The " + what + " '" + name + "' " + (reason || "is invalid") + ". Received " + inspectShort(value));
 }
 
+// addNumericalSeparator groups a number's text by threes from the right
+// with "_", as Node does (whatever the characters: 1_.18_059e_+21).
+function addNumericalSeparator(s) {
+  let out = "";
+  let i = s.length;
+  const start = s[0] === "-" ? 1 : 0;
+  for (; i >= start + 4; i -= 3) out = "_" + s.slice(i - 3, i) + out;
+  return s.slice(0, i) + out;
+}
+
 function outOfRange(name, range, value) {
   let shown = inspectShort(value);
   if (typeof value === "number" && Number.isInteger(value) && Math.abs(value) > 2 ** 32) {
-    shown = String(value).replace(/(\d)(?=(\d{3})+$)/g, "$1_");
+    shown = addNumericalSeparator(String(value));
   }
   return codedRangeError("ERR_OUT_OF_RANGE", 'The value of "' + name + '" is out of range. It must be ' + range + ". Received " + shown);
 }
@@ -100,5 +126,5 @@ class AbortError extends Error {
 
 module.exports = {
   coded, codedError, codedTypeError, codedRangeError, article, received, inspectShort,
-  invalidArgType, invalidArgValue, outOfRange, missingArgs, unavailable, AbortError,
+  invalidArgType, invalidArgValue, outOfRange, addNumericalSeparator, formatS, missingArgs, unavailable, AbortError,
 };
