@@ -114,14 +114,10 @@ func percentEncodeRune(r rune, set func(byte) bool) string {
 	return percentEncode(string(r), set)
 }
 
-func unhex(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
+// hexValue is unhex as an int: -1 for a byte that is not a hex digit.
+func hexValue(c byte) int {
+	if v, ok := unhex(c); ok {
+		return int(v)
 	}
 	return -1
 }
@@ -130,8 +126,8 @@ func unhex(c byte) int {
 func percentDecode(s string) []byte {
 	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && unhex(s[i+1]) >= 0 && unhex(s[i+2]) >= 0 {
-			out = append(out, byte(unhex(s[i+1])<<4|unhex(s[i+2])))
+		if s[i] == '%' && i+2 < len(s) && hexValue(s[i+1]) >= 0 && hexValue(s[i+2]) >= 0 {
+			out = append(out, byte(hexValue(s[i+1])<<4|hexValue(s[i+2])))
 			i += 2
 			continue
 		}
@@ -845,7 +841,7 @@ func parseIPv4Number(s string) (uint64, bool) {
 	}
 	var n uint64
 	for i := 0; i < len(s); i++ {
-		d := unhex(s[i])
+		d := hexValue(s[i])
 		if d < 0 || d >= base {
 			return 0, false
 		}
@@ -926,8 +922,8 @@ func parseIPv6(s string) ([8]uint16, bool) {
 			continue
 		}
 		value, length := 0, 0
-		for length < 4 && at(p) != -1 && unhex(byte(at(p))) >= 0 {
-			value = value*16 + unhex(byte(at(p)))
+		for length < 4 && at(p) != -1 && hexValue(byte(at(p))) >= 0 {
+			value = value*16 + hexValue(byte(at(p)))
 			p++
 			length++
 		}
