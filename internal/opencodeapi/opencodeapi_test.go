@@ -1,7 +1,11 @@
 package opencodeapi_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,14 +28,14 @@ type env struct {
 	logs *apptest.Logs
 }
 
-func boot(t *testing.T, p apptest.Project) *env {
+func boot(t testing.TB, p apptest.Project) *env {
 	t.Helper()
 	a, logs := apptest.Boot(t, p)
 	return wrap(t, a, logs)
 }
 
 // wrap gives a booted app an agent over a real store, and the API.
-func wrap(t *testing.T, a *app.App, logs *apptest.Logs) *env {
+func wrap(t testing.TB, a *app.App, logs *apptest.Logs) *env {
 	t.Helper()
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "podcode.db"))
 	if err != nil {
@@ -180,4 +184,35 @@ func TestClientBeforeTheServerRuns(t *testing.T) {
 	if err != nil || res.Output != "UnavailableError 503" {
 		t.Errorf("early: %+v %v", res, err)
 	}
+}
+
+// What a plugin's client sends is the plugin's to choose: no method, path
+// or body makes the API panic, and each answer is JSON.
+func FuzzRequest(f *testing.F) {
+	f.Add("POST", "/session/x/message", []byte(`{"parts":[{"type":"text","text":"hi"}],"noReply":true}`))
+	f.Add("POST", "/log", []byte(`{"service":1,"level":{},"message":null,"extra":[1]}`))
+	f.Add("POST", "/tui/show-toast", []byte(`{"duration":-5}`))
+	f.Add("GET", "/session/%00/message?limit=-3", []byte{})
+	f.Add("DELETE", "/session/../../etc", []byte(`[`))
+	e := boot(f, apptest.Project{})
+	f.Fuzz(func(t *testing.T, method, path string, body []byte) {
+		if !strings.HasPrefix(path, "/") || strings.ContainsAny(method, " \t\r\n") || method == "" {
+			return
+		}
+		req, err := http.NewRequest(method, "http://opencode.internal"+path, bytes.NewReader(body))
+		if err != nil {
+			return
+		}
+		if strings.HasSuffix(req.URL.Path, "/message") && method == http.MethodPost && !bytes.Contains(body, []byte("noReply")) {
+			return // a turn: not what this target is about
+		}
+		rec := httptest.NewRecorder()
+		opencodeapi.New(e.ag).ServeHTTP(rec, req)
+		if rec.Code/100 == 3 {
+			return // the mux's redirect to the cleaned path
+		}
+		if rec.Code != http.StatusNoContent && !json.Valid(rec.Body.Bytes()) {
+			t.Fatalf("%s %s: %d %q is not JSON", method, path, rec.Code, rec.Body.String())
+		}
+	})
 }
