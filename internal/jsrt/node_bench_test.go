@@ -49,7 +49,9 @@ func BenchmarkRequire(b *testing.B) {
 // times in one runtime whose processes need no approval.
 func benchScript(b *testing.B, setup, src string) {
 	r, _ := newRT(b, "", func(o *Options) {
-		o.Exec = func(_ context.Context, req ExecRequest) (*ExecApproval, error) { return &ExecApproval{Cmd: req.Cmd()}, nil }
+		o.Exec = func(_ context.Context, req ExecRequest) (*ExecApproval, error) {
+			return &ExecApproval{Cmd: req.Cmd()}, nil
+		}
 	})
 	var fn goja.Callable
 	err := r.Do(context.Background(), func(vm *goja.Runtime) error {
