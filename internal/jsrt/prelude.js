@@ -19,7 +19,7 @@
   let util;
   const fmt = (args) => {
     if (args.length === 1 && typeof args[0] === "string") return args[0];
-    let plain = args.length === 0 || (typeof args[0] === "string" && !args[0].includes("%"));
+    let plain = args.length === 0 || (typeof args[0] === "string" && !/%[sdifjoOc%]/.test(args[0]));
     for (let i = 0; plain && i < args.length; i++) plain = typeof args[i] === "string";
     if (plain) return args.join(" ");
     if (util === undefined) util = host.require("util");
@@ -70,8 +70,9 @@
     },
     dirxml: (...args) => console.log(...args),
     table: (data, properties) => {
-      if (util === undefined) util = host.require("util");
-      write("info", util.table !== undefined ? util.table(data, properties) : fmt([data]));
+      const t = host.require("internal/console").table(data, properties);
+      if (t === undefined) console.log(data);
+      else write("info", t);
     },
     assert: (ok, ...args) => {
       if (ok) return;

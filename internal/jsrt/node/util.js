@@ -30,6 +30,16 @@ const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
 const typedArrayTag = getter(TypedArrayProto, Symbol.toStringTag);
 const arrayBufferLength = getter(ArrayBuffer.prototype, "byteLength");
 const dataViewLength = getter(DataView.prototype, "byteLength");
+// the getters read internal slots, so they work on a null prototype too
+const mapSize = getter(Map.prototype, "size");
+const setSize = getter(Set.prototype, "size");
+const typedArrayLength = getter(TypedArrayProto, "length");
+const regExpSource = getter(RegExp.prototype, "source");
+const regExpFlags = [["hasIndices", "d"], ["global", "g"], ["ignoreCase", "i"], ["multiline", "m"], ["dotAll", "s"], ["unicode", "u"], ["unicodeSets", "v"], ["sticky", "y"]]
+  .map(([name, flag]) => [Object.getOwnPropertyDescriptor(RegExp.prototype, name), flag]).filter(([d]) => d !== undefined && d.get !== undefined);
+function regExpString(v) {
+  return "/" + regExpSource.call(v) + "/" + regExpFlags.map(([d, flag]) => (d.get.call(v) ? flag : "")).join("");
+}
 
 function typedArrayName(v) {
   if (!isObjectLike(v) || kind(v) === "proxy") return undefined;
@@ -569,19 +579,21 @@ function formatRaw(ctx, v, depth, typedArray) {
       inArray = true;
       formatter = formatArray;
     } else if (types.isSet(v)) {
-      const p = prefix(ctor, tag, "Set", "(" + v.size + ")");
+      const size = setSize.call(v);
+      const p = prefix(ctor, tag, "Set", "(" + size + ")");
       keys = ownKeys(v, ctx.showHidden);
       formatter = ctor !== null ? formatSet : (c, x, d) => formatSet(c, new Set(Set.prototype.values.call(x)), d);
-      if (v.size === 0 && keys.length === 0) return p + "{}";
+      if (size === 0 && keys.length === 0) return p + "{}";
       braces = [p + "{", "}"];
     } else if (types.isMap(v)) {
-      const p = prefix(ctor, tag, "Map", "(" + v.size + ")");
+      const size = mapSize.call(v);
+      const p = prefix(ctor, tag, "Map", "(" + size + ")");
       keys = ownKeys(v, ctx.showHidden);
       formatter = ctor !== null ? formatMap : (c, x, d) => formatMap(c, new Map(Map.prototype.entries.call(x)), d);
-      if (v.size === 0 && keys.length === 0) return p + "{}";
+      if (size === 0 && keys.length === 0) return p + "{}";
       braces = [p + "{", "}"];
     } else if ((ta = typedArrayName(v)) !== undefined) {
-      const length = v.length;
+      const length = typedArrayLength.call(v);
       keys = length > 10000 ? [] : nonIndexKeys(v, ctx.showHidden);
       if (ctor !== null && ta === "Uint8Array" && isBufferName(v, ctor) && !ctx.showHidden) {
         return formatBuffer(ctx, v, ctor);
@@ -606,7 +618,7 @@ function formatRaw(ctx, v, depth, typedArray) {
       else if (tag !== "") braces[0] = prefix(ctor, tag, "Object") + "{";
       if (keys.length === 0) return braces[0] + "}";
     } else if (k === "RegExp") {
-      base = RegExp.prototype.toString.call(ctor !== null ? v : new RegExp(v));
+      base = ctor !== null ? RegExp.prototype.toString.call(v) : regExpString(v);
       const p = prefix(ctor, tag, "RegExp");
       if (p !== "RegExp ") base = p + base;
       if (keys.length === 0 || (depth > ctx.depth && ctx.depth !== null)) return ctx.stylize(base, "regexp");
