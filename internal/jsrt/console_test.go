@@ -77,3 +77,52 @@ func TestConsoleTimersTraceAndWarnings(t *testing.T) {
 		}
 	}
 }
+
+// What the Node scripts cannot compare: a Buffer (node:buffer's, or any
+// Uint8Array whose class is named so) as Node shows one, and debuglog,
+// which writes to stderr in Node, with the process id.
+func TestInspectBufferAndDebuglog(t *testing.T) {
+	r, logs := newRT(t, `
+		function run(util) {
+			class Buffer extends Uint8Array {}
+			const b = new Buffer([97, 98]);
+			const long = new Buffer(60);
+			const tagged = Object.assign(new Buffer([1]), { tag: "t" });
+			const off = util.debuglog("quiet");
+			off("never");
+			const on = util.debuglog("podcode");
+			on("hello %s", "world");
+			on({ obj: 1 });
+			return [util.inspect(b), util.inspect(long), util.inspect(tagged), util.inspect(new Buffer(0)), util.format("%s", b), String(off.enabled), String(on.enabled)].join("|");
+		}`, func(o *Options) { o.Env = map[string]string{"NODE_DEBUG": "other,PODCODE"} })
+	var got string
+	err := r.Do(context.Background(), func(vm *goja.Runtime) error {
+		util, _, err := r.Builtin("util")
+		if err != nil {
+			return err
+		}
+		fn, _ := goja.AssertFunction(vm.Get("run"))
+		v, err := fn(goja.Undefined(), util)
+		if err == nil {
+			got = v.String()
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zeros := strings.TrimSuffix(strings.Repeat("00 ", 50), " ")
+	want := "<Buffer 61 62>|<Buffer " + zeros + " ... 10 more bytes>|<Buffer 01, tag: 't'>|<Buffer >|97,98|false|true"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	out := logs.String()
+	for _, re := range []string{`level=ERROR msg="PODCODE \d+: hello world"`, `level=ERROR msg="PODCODE \d+: \{ obj: 1 \}"`} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("logs lack %s:\n%s", re, out)
+		}
+	}
+	if strings.Contains(out, "never") {
+		t.Errorf("a disabled debuglog logged:\n%s", out)
+	}
+}

@@ -251,13 +251,23 @@ function prefix(ctor, tag, fallback, size = "") {
 
 const isIndex = (k) => typeof k === "string" && /^(?:0|[1-9][0-9]*)$/.test(k) && Number(k) < 4294967295;
 
+// (Index loops rather than spreads and for…of in what inspect runs for
+// every value: goja makes an object for every step of an iterator.)
 function ownKeys(v, showHidden) {
+  const keys = showHidden ? Object.getOwnPropertyNames(v) : Object.keys(v);
   const symbols = Object.getOwnPropertySymbols(v);
-  if (showHidden) return [...Object.getOwnPropertyNames(v), ...symbols];
-  return [...Object.keys(v), ...symbols.filter((s) => Object.prototype.propertyIsEnumerable.call(v, s))];
+  for (let i = 0; i < symbols.length; i++) {
+    if (showHidden || Object.prototype.propertyIsEnumerable.call(v, symbols[i])) keys.push(symbols[i]);
+  }
+  return keys;
 }
 function nonIndexKeys(v, showHidden) {
-  return ownKeys(v, showHidden).filter((k) => !isIndex(k));
+  const keys = ownKeys(v, showHidden);
+  // the indices come first, in order: without holes, they are the first
+  // length keys
+  const n = v.length;
+  if (typeof n === "number" && n > 0 && keys.length >= n && keys[n - 1] === String(n - 1)) return keys.slice(n);
+  return keys.filter((k) => !isIndex(k));
 }
 
 function functionBase(fn, ctor, tag) {
@@ -559,6 +569,11 @@ function formatRaw(ctx, v, depth, typedArray) {
   let keys;
   const ctor = constructorName(v, ctx, depth);
   let tag = v[Symbol.toStringTag];
+  // Maps, Sets, ArrayBuffers, DataViews, WeakMaps, WeakSets and boxed
+  // symbols and bigints carry a tag from their prototype: the checks
+  // that tell them apart (each a thrown and caught TypeError when the
+  // value is not one) run only for a value with a tag or no prototype.
+  const exotic = ctor === null || typeof tag === "string";
   if (typeof tag !== "string" || (tag !== "" && (ctx.showHidden ? Object.prototype.hasOwnProperty : Object.prototype.propertyIsEnumerable).call(v, Symbol.toStringTag))) {
     tag = "";
   }
@@ -578,14 +593,14 @@ function formatRaw(ctx, v, depth, typedArray) {
       if (v.length === 0 && keys.length === 0) return braces[0] + "]";
       inArray = true;
       formatter = formatArray;
-    } else if (types.isSet(v)) {
+    } else if (exotic && types.isSet(v)) {
       const size = setSize.call(v);
       const p = prefix(ctor, tag, "Set", "(" + size + ")");
       keys = ownKeys(v, ctx.showHidden);
       formatter = ctor !== null ? formatSet : (c, x, d) => formatSet(c, new Set(Set.prototype.values.call(x)), d);
       if (size === 0 && keys.length === 0) return p + "{}";
       braces = [p + "{", "}"];
-    } else if (types.isMap(v)) {
+    } else if (exotic && types.isMap(v)) {
       const size = mapSize.call(v);
       const p = prefix(ctor, tag, "Map", "(" + size + ")");
       keys = ownKeys(v, ctx.showHidden);
@@ -631,25 +646,25 @@ function formatRaw(ctx, v, depth, typedArray) {
     } else if (k === "Error" || v instanceof Error) {
       base = formatError(v, ctor, tag, ctx, keys);
       if (keys.length === 0) return base;
-    } else if (types.isAnyArrayBuffer(v)) {
+    } else if (exotic && types.isAnyArrayBuffer(v)) {
       const p = prefix(ctor, tag, "ArrayBuffer");
       if (typedArray === undefined) formatter = formatArrayBuffer;
       else if (keys.length === 0) return p + "{ byteLength: " + formatNumber(ctx.stylize, v.byteLength, false) + " }";
       braces[0] = p + "{";
       keys.unshift("byteLength");
-    } else if (types.isDataView(v)) {
+    } else if (exotic && types.isDataView(v)) {
       braces[0] = prefix(ctor, tag, "DataView") + "{";
       keys.unshift("byteLength", "byteOffset", "buffer");
     } else if (k === "promise") {
       braces[0] = prefix(ctor, tag, "Promise") + "{";
       formatter = formatPromise;
-    } else if (types.isWeakSet(v)) {
+    } else if (exotic && types.isWeakSet(v)) {
       braces[0] = prefix(ctor, tag, "WeakSet") + "{";
       formatter = () => [ctx.stylize("<items unknown>", "special")];
-    } else if (types.isWeakMap(v)) {
+    } else if (exotic && types.isWeakMap(v)) {
       braces[0] = prefix(ctor, tag, "WeakMap") + "{";
       formatter = () => [ctx.stylize("<items unknown>", "special")];
-    } else if (types.isBoxedPrimitive(v)) {
+    } else if (k === "Number" || k === "String" || k === "Boolean" || (exotic && types.isBoxedPrimitive(v))) {
       base = boxedBase(v, ctx, keys, ctor, tag);
       if (keys.length === 0) return base;
     } else {
@@ -668,7 +683,7 @@ function formatRaw(ctx, v, depth, typedArray) {
   let out;
   try {
     out = formatter(ctx, v, depth);
-    for (const key of keys) out.push(formatProperty(ctx, v, depth, key, inArray ? 2 : 0));
+    for (let i = 0; i < keys.length; i++) out.push(formatProperty(ctx, v, depth, keys[i], inArray ? 2 : 0));
   } catch (err) {
     if (!(err instanceof RangeError) || !/call stack|stack overflow/i.test(err.message)) throw err;
     ctx.seen.pop();
@@ -759,8 +774,8 @@ function columns(ctx, out, v) {
 function fits(ctx, out, start, base) {
   let total = out.length + start;
   if (total + out.length > ctx.breakLength) return false;
-  for (const s of out) {
-    total += visibleLength(ctx, s);
+  for (let i = 0; i < out.length; i++) {
+    total += visibleLength(ctx, out[i]);
     if (total > ctx.breakLength) return false;
   }
   return base === "" || !base.includes("\n");
@@ -839,7 +854,13 @@ function builtinToString(v) {
   const d = Object.getOwnPropertyDescriptor(p, "constructor");
   return d !== undefined && typeof d.value === "function" && builtinNames.has(d.value.name);
 }
-const builtinNames = new Set(Object.getOwnPropertyNames(globalThis).filter((n) => /^[A-Z][a-zA-Z0-9]+$/.test(n)));
+// builtinNames are JavaScript's own classes (not the web's or Node's:
+// %s of a URL or a Buffer calls its toString, as in Node).
+const builtinNames = new Set(["Object", "Function", "Array", "Number", "Boolean", "String", "Symbol", "BigInt", "Date", "Promise", "RegExp",
+  "Error", "AggregateError", "EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError", "ArrayBuffer",
+  "SharedArrayBuffer", "DataView", "Map", "Set", "WeakMap", "WeakSet", "WeakRef", "FinalizationRegistry", "Proxy", "Int8Array",
+  "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array", "Uint32Array", "Float32Array", "Float64Array",
+  "BigInt64Array", "BigUint64Array"]);
 
 function stringify(v) {
   try {
