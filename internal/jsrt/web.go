@@ -113,12 +113,15 @@ func (r *Runtime) installGlobals() error {
 	set("memoryLimit", r.opts.MemoryLimit)
 	set("join", r.hostJoin)
 	set("utf8Encode", func(s string) goja.ArrayBuffer { return vm.NewArrayBuffer([]byte(s)) })
-	set("utf8Decode", func(buf goja.ArrayBuffer, off, n int) string {
+	set("utf8Decode", func(buf goja.ArrayBuffer, off, n int, fatal bool) goja.Value {
 		b := buf.Bytes()
 		if off < 0 || n < 0 || off > len(b) || n > len(b)-off {
 			panic(vm.NewTypeError("TextDecoder: view out of range"))
 		}
-		return strings.ToValidUTF8(string(b[off:off+n]), string(utf8.RuneError))
+		if fatal && !utf8.Valid(b[off:off+n]) {
+			return goja.Null()
+		}
+		return vm.ToValue(decodeUTF8(b[off : off+n]))
 	})
 	set("fetch", r.hostFetch)
 	set("fetchAbort", func(id int64) {
