@@ -5,6 +5,8 @@
 // is* checks. It differs from Node where goja cannot see what V8 can:
 // Map and Set iterators and WeakMap/WeakSet contents are not previewed,
 // a typed array longer than 10000 elements shows no extra own properties,
+// with showHidden a function shows goja's own properties (V8 adds
+// arguments and caller),
 // string widths count UTF-16 units (wide CJK characters count one), and an
 // error's stack is goja's (its "\tat" lines shown as Node's "    at").
 "use strict";
