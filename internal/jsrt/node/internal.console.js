@@ -1,12 +1,12 @@
 // console.table as Node 20's: a box-drawn table of an array or object of
 // rows (their keys the columns, primitives under "Values"), of a Map
 // ("Key" and "Values") or of a Set, each cell inspected briefly and
-// aligned left. Cell widths count UTF-16 units, so wide characters misalign
-// where Node's do not.
+// aligned left.
 "use strict";
 
 const { inspect, types } = require("util");
 const { validateArray } = require("internal/validators");
+const { width } = require("internal/strwidth");
 
 function cell(v) {
   const depth = v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length > 2 ? -1 : 0;
@@ -16,21 +16,21 @@ function cell(v) {
 function row(cells, widths) {
   let out = "│ ";
   cells.forEach((c, i) => {
-    out += c + " ".repeat(widths[i] - c.length);
+    out += c + " ".repeat(widths[i] - width(c));
     if (i !== cells.length - 1) out += " │ ";
   });
   return out + " │";
 }
 
 function render(head, columns) {
-  const widths = head.map((h) => h.length);
+  const widths = head.map(width);
   const longest = Math.max(...columns.map((c) => c.length));
   const rows = [];
   for (let i = 0; i < head.length; i++) {
     for (let j = 0; j < longest; j++) {
       if (rows[j] === undefined) rows[j] = [];
       const v = (rows[j][i] = Object.prototype.hasOwnProperty.call(columns[i], j) ? columns[i][j] : "");
-      widths[i] = Math.max(widths[i] || 0, v.length);
+      widths[i] = Math.max(widths[i] || 0, width(v));
     }
   }
   const rule = widths.map((w) => "─".repeat(w + 2));

@@ -3,12 +3,11 @@
 // inherits, deprecate, isDeepStrictEqual, types, parseArgs, styleText,
 // stripVTControlCharacters, getSystemErrorName/Map, debuglog and the old
 // is* checks. It differs from Node where goja cannot see what V8 can:
-// Map and Set iterators and WeakMap/WeakSet contents are not previewed,
-// a typed array longer than 10000 elements shows no extra own properties,
-// with showHidden a function shows goja's own properties (V8 adds
-// arguments and caller),
-// string widths count UTF-16 units (wide CJK characters count one), and an
-// error's stack is goja's (its "\tat" lines shown as Node's "    at").
+// Map and Set iterators and WeakMap/WeakSet contents are not previewed;
+// a typed array longer than 10000 elements shows no extra own
+// properties; with showHidden a function shows goja's own properties
+// (V8 adds arguments and caller); and an error's stack is goja's (its
+// "\tat" lines shown as Node's "    at").
 "use strict";
 
 const errors = require("internal/errors");
@@ -128,6 +127,10 @@ function stripVTControlCharacters(str) {
   return str.replace(ansi, "");
 }
 const visibleLength = (ctx, s) => (ctx.colors ? s.replace(ansi, "").length : s.length);
+
+// Columns a string takes in a terminal (internal/strwidth).
+const { width } = require("internal/strwidth");
+const stringWidth = (ctx, s) => width(ctx.colors ? s.replace(ansi, "") : s);
 
 // quote renders s as a string literal as Node does: single quotes unless
 // s holds one, control characters and lone surrogates escaped.
@@ -485,7 +488,7 @@ function formatProperty(ctx, v, depth, key, mode, desc) {
     const diff = ctx.compact !== true || mode !== 0 ? 2 : 3;
     ctx.indentationLvl += diff;
     str = formatValue(ctx, desc.value, depth);
-    if (diff === 3 && ctx.breakLength < visibleLength(ctx, str)) sep = "\n" + " ".repeat(ctx.indentationLvl);
+    if (diff === 3 && ctx.breakLength < stringWidth(ctx, str)) sep = "\n" + " ".repeat(ctx.indentationLvl);
     ctx.indentationLvl -= diff;
   } else if (desc.get !== undefined) {
     const label = desc.set !== undefined ? "Getter/Setter" : "Getter";
@@ -732,7 +735,7 @@ function columns(ctx, out, v) {
   let total = 0;
   let widest = 0;
   for (let i = 0; i < count; i++) {
-    const n = visibleLength(ctx, out[i]);
+    const n = stringWidth(ctx, out[i]);
     lens.push(n);
     total += n + sep;
     if (n > widest) widest = n;
@@ -761,8 +764,8 @@ function columns(ctx, out, v) {
     let line = "";
     let j = i;
     for (; j < end - 1; j++) {
-      const width = colWidth[j - i] + out[j].length - lens[j];
-      line += right ? (out[j] + ", ").padStart(width, " ") : (out[j] + ", ").padEnd(width, " ");
+      const pad = colWidth[j - i] + out[j].length - lens[j];
+      line += right ? (out[j] + ", ").padStart(pad, " ") : (out[j] + ", ").padEnd(pad, " ");
     }
     line += right ? out[j].padStart(colWidth[j - i] + out[j].length - lens[j] - sep, " ") : out[j];
     rows.push(line);
