@@ -51,3 +51,28 @@ func BenchmarkCallEmpty(b *testing.B) {
 		}
 	}
 }
+
+// What console.log of an object costs: util.inspect of a hundred class
+// instances, each with an array and an object inside.
+func BenchmarkInspect(b *testing.B) {
+	r, _ := newRT(b, `
+		class P { constructor(i) { this.i = i; this.name = "n" + i; this.tags = ["a", "b"]; this.meta = { x: 1 }; } }
+		var data = Array.from({ length: 100 }, (_, i) => new P(i));
+		var inspect;
+		function run() { return inspect(data).length; }`)
+	r.Do(context.Background(), func(vm *goja.Runtime) error {
+		util, _, err := r.Builtin("util")
+		if err != nil {
+			b.Fatal(err)
+		}
+		vm.Set("inspect", util.ToObject(vm).Get("inspect"))
+		return nil
+	})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := callGlobal(r, ctx, "run"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

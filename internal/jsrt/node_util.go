@@ -38,18 +38,29 @@ func init() {
 		// goja's class (Object, Array, Function, Error, Date, RegExp,
 		// Arguments, Number, String, Boolean); "" for a primitive. Only
 		// the export type is read: exporting would copy the value.
-		h.Set("kind", func(v goja.Value) string {
-			o, ok := v.(*goja.Object)
+		// (A FunctionCall signature: goja calls it without reflection,
+		// and inspect asks this of every value.)
+		kinds := map[string]goja.Value{}
+		kindOf := func(name string) goja.Value {
+			v, ok := kinds[name]
 			if !ok {
-				return ""
+				v = vm.ToValue(name)
+				kinds[name] = v
+			}
+			return v
+		}
+		h.Set("kind", func(call goja.FunctionCall) goja.Value {
+			o, ok := call.Argument(0).(*goja.Object)
+			if !ok {
+				return kindOf("")
 			}
 			switch o.ExportType() {
 			case proxyType:
-				return "proxy"
+				return kindOf("proxy")
 			case promiseType:
-				return "promise"
+				return kindOf("promise")
 			}
-			return o.ClassName()
+			return kindOf(o.ClassName())
 		})
 		// proxyTarget is the target of a proxy, which inspect shows as Node
 		// does (without calling the proxy's traps); null once revoked.

@@ -26,7 +26,7 @@
   let util;
   const fmt = (args) => {
     if (args.length === 1 && typeof args[0] === "string") return args[0];
-    let plain = args.length === 0 || (typeof args[0] === "string" && !args[0].includes("%"));
+    let plain = args.length === 0 || (typeof args[0] === "string" && !/%[sdifjoOc%]/.test(args[0]));
     for (let i = 0; plain && i < args.length; i++) plain = typeof args[i] === "string";
     if (plain) return args.join(" ");
     if (util === undefined) util = host.require("util");
@@ -77,8 +77,9 @@
     },
     dirxml: (...args) => console.log(...args),
     table: (data, properties) => {
-      if (util === undefined) util = host.require("util");
-      write("info", util.table !== undefined ? util.table(data, properties) : fmt([data]));
+      const t = host.require("internal/console").table(data, properties);
+      if (t === undefined) console.log(data);
+      else write("info", t);
     },
     assert: (ok, ...args) => {
       if (ok) return;
@@ -234,17 +235,32 @@
     get encoding() { return "utf-8"; }
     encode(s) { return new Uint8Array(host.utf8Encode(s === undefined ? "" : String(s))); }
   }
+  // As the Encoding Standard's: a BOM is dropped (unless ignoreBOM), and
+  // each ill-formed sequence becomes one U+FFFD, or a TypeError if fatal.
   class TextDecoder {
-    constructor(label) {
-      const l = (label || "utf-8").toLowerCase();
-      if (l !== "utf-8" && l !== "utf8") throw new RangeError("TextDecoder: only utf-8 is supported, not " + label);
+    #fatal; #ignoreBOM;
+    constructor(label, options) {
+      const l = (label === undefined ? "utf-8" : String(label)).trim().toLowerCase();
+      if (l !== "utf-8" && l !== "utf8" && l !== "unicode-1-1-utf-8") throw new RangeError("TextDecoder: only utf-8 is supported, not " + label);
+      this.#fatal = !!(options && options.fatal);
+      this.#ignoreBOM = !!(options && options.ignoreBOM);
     }
     get encoding() { return "utf-8"; }
+    get fatal() { return this.#fatal; }
+    get ignoreBOM() { return this.#ignoreBOM; }
     decode(input) {
       if (input === undefined) return "";
-      if (input instanceof ArrayBuffer) return host.utf8Decode(input, 0, input.byteLength);
-      if (ArrayBuffer.isView(input)) return host.utf8Decode(input.buffer, input.byteOffset, input.byteLength);
-      throw new TypeError("TextDecoder.decode: expected an ArrayBuffer or a typed array");
+      let buf, off, n;
+      if (input instanceof ArrayBuffer) [buf, off, n] = [input, 0, input.byteLength];
+      else if (ArrayBuffer.isView(input)) [buf, off, n] = [input.buffer, input.byteOffset, input.byteLength];
+      else throw new TypeError("TextDecoder.decode: expected an ArrayBuffer or a typed array");
+      const s = host.utf8Decode(buf, off, n, this.#fatal);
+      if (s === null) {
+        const e = new TypeError("The encoded data was not valid for encoding utf-8");
+        e.code = "ERR_ENCODING_INVALID_ENCODED_DATA";
+        throw e;
+      }
+      return !this.#ignoreBOM && s.charCodeAt(0) === 0xfeff ? s.slice(1) : s;
     }
   }
   define("TextEncoder", TextEncoder);

@@ -3,7 +3,6 @@ package jsrt
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"github.com/podcode/podcode/internal/logging"
 	"io"
@@ -117,12 +116,15 @@ func (r *Runtime) installGlobals() error {
 	set("memoryLimit", r.opts.MemoryLimit)
 	set("join", r.hostJoin)
 	set("utf8Encode", func(s string) goja.ArrayBuffer { return vm.NewArrayBuffer([]byte(s)) })
-	set("utf8Decode", func(buf goja.ArrayBuffer, off, n int) string {
+	set("utf8Decode", func(buf goja.ArrayBuffer, off, n int, fatal bool) goja.Value {
 		b := buf.Bytes()
 		if off < 0 || n < 0 || off > len(b) || n > len(b)-off {
 			panic(vm.NewTypeError("TextDecoder: view out of range"))
 		}
-		return strings.ToValidUTF8(string(b[off:off+n]), string(utf8.RuneError))
+		if fatal && !utf8.Valid(b[off:off+n]) {
+			return goja.Null()
+		}
+		return vm.ToValue(decodeUTF8(b[off : off+n]))
 	})
 	set("fetch", r.hostFetch)
 	set("fetchAbort", func(id int64) {
@@ -375,65 +377,4 @@ func (r *Runtime) abs(path string) string {
 		return filepath.Clean(path)
 	}
 	return filepath.Join(r.opts.Cwd, path)
-}
-
-// pathModule backs node:path with path/filepath (POSIX semantics).
-func (r *Runtime) pathModule() *goja.Object {
-	o := r.vm.NewObject()
-	o.Set("join", func(parts []string) string {
-		if len(parts) == 0 {
-			return "."
-		}
-		return filepath.Join(parts...)
-	})
-	o.Set("resolve", func(parts []string) string {
-		p := r.opts.Cwd
-		for _, s := range parts {
-			if filepath.IsAbs(s) {
-				p = s
-			} else if s != "" {
-				p = filepath.Join(p, s)
-			}
-		}
-		return filepath.Clean(p)
-	})
-	o.Set("normalize", func(p string) string { return filepath.Clean(p) })
-	o.Set("dirname", filepath.Dir)
-	o.Set("basename", func(p, ext string) string {
-		b := filepath.Base(p)
-		if ext != "" && strings.HasSuffix(b, ext) && b != ext {
-			b = strings.TrimSuffix(b, ext)
-		}
-		return b
-	})
-	o.Set("extname", func(p string) string {
-		b := filepath.Base(p)
-		if strings.HasPrefix(b, ".") && strings.Count(b, ".") == 1 {
-			return ""
-		}
-		return filepath.Ext(b)
-	})
-	o.Set("relative", func(from, to string) (string, error) {
-		rel, err := filepath.Rel(r.abs(from), r.abs(to))
-		if err != nil {
-			return "", errors.New("path.relative: " + err.Error())
-		}
-		if rel == "." {
-			return "", nil
-		}
-		return rel, nil
-	})
-	o.Set("parse", func(p string) map[string]any {
-		dir, base := filepath.Dir(p), filepath.Base(p)
-		if !strings.Contains(p, "/") {
-			dir = ""
-		}
-		ext := filepath.Ext(base)
-		root := ""
-		if strings.HasPrefix(p, "/") {
-			root = "/"
-		}
-		return map[string]any{"root": root, "dir": dir, "base": base, "ext": ext, "name": strings.TrimSuffix(base, ext)}
-	})
-	return o
 }

@@ -89,9 +89,6 @@ func inPathSet(c byte) bool {
 func inUserinfoSet(c byte) bool {
 	return inPathSet(c) || c == '/' || c == ':' || c == ';' || c == '=' || c == '@' || (c >= '[' && c <= '^') || c == '|'
 }
-func inComponentSet(c byte) bool {
-	return inUserinfoSet(c) || (c >= '$' && c <= '&') || c == '+' || c == ','
-}
 
 const upperHex = "0123456789ABCDEF"
 

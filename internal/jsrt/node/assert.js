@@ -2,12 +2,11 @@
 // deepEqual, deepStrictEqual and their negations, throws, rejects,
 // doesNotThrow, doesNotReject, match, doesNotMatch, fail, ifError and
 // AssertionError (code ERR_ASSERTION, actual, expected, operator,
-// generatedMessage), with Node's messages. It differs from Node in two
-// ways: a failed assert(value) without a message says "false == true" (as
-// Node says when it cannot read the caller's source) rather than quoting
-// the expression, and a diff of two values compares their lines one to
-// one, as Node 20 does, without its collapsing of long runs of equal lines
-// beyond the first and last three. CallTracker is not provided.
+// generatedMessage), with Node 20's messages and its line-by-line diffs.
+// It differs from Node in that a failed assert(value) without a message
+// says "false == true" (as Node says when it cannot read the caller's
+// source) rather than quoting the expression, and that CallTracker is
+// not provided.
 "use strict";
 
 const errors = require("internal/errors");
@@ -105,29 +104,31 @@ function diffMessage(actual, expected, operator) {
     sign = "-";
     shorter = aLines.length;
   }
-  const flushIdentical = (at) => {
+  // the equal lines before a difference: up to three shown (where lines
+  // differ, actual's; past the shorter side's end, the longer side's)
+  const flushIdentical = (from, at) => {
     if (identical > 2) {
       if (identical > 3) {
         if (identical > 4) {
           if (identical === 5) {
-            res += "\n  " + lines[at - 3];
+            res += "\n  " + from[at - 3];
             printed++;
           } else {
             res += "\n...";
             skipped = true;
           }
         }
-        res += "\n  " + lines[at - 2];
+        res += "\n  " + from[at - 2];
         printed++;
       }
-      res += "\n  " + lines[at - 1];
+      res += "\n  " + from[at - 1];
       printed++;
     }
     identical = 0;
   };
   for (i = 0; i < maxLines; i++) {
     if (shorter < i + 1) {
-      flushIdentical(i);
+      flushIdentical(lines, i);
       if (lines === aLines) res += "\n" + sign + " " + lines[i];
       else other += "\n" + sign + " " + lines[i];
       printed++;
@@ -140,7 +141,7 @@ function diffMessage(actual, expected, operator) {
         aLine += ",";
       }
       if (differ) {
-        flushIdentical(i);
+        flushIdentical(aLines, i);
         res += "\n+ " + aLine;
         other += "\n- " + eLine;
         printed += 2;

@@ -119,46 +119,128 @@ function stringify(obj, sep, eq, options) {
   return fields;
 }
 
+const isHex = (c) => hexValue(c) >= 0;
+
+// parse reads str one character at a time, as Node does, with its
+// quirks: a separator of several characters matches only where its
+// first character starts a full match (a failed partial match is not
+// retried from the next character), empty pairs count toward maxKeys,
+// and a part is decoded only when it holds a valid %XX (always with a
+// decoder of the caller's, which gets "+" as %20).
 function parse(str, sep, eq, options) {
   const obj = Object.create(null);
   if (typeof str !== "string" || str.length === 0) return obj;
-  sep = sep ? String(sep) : "&";
-  eq = eq ? String(eq) : "=";
-  let maxKeys = 1000;
-  if (options && typeof options.maxKeys === "number") maxKeys = options.maxKeys > 0 ? options.maxKeys : Infinity;
+  const sepStr = sep ? String(sep) : "&";
+  const eqStr = eq ? String(eq) : "=";
+  let pairs = 1000;
+  if (options && typeof options.maxKeys === "number") pairs = options.maxKeys;
   const decoder = options && typeof options.decodeURIComponent === "function" ? options.decodeURIComponent : qs.unescape;
   const custom = decoder !== unescape;
-  // a part is decoded when it holds an escape or a "+" (always with a
-  // decoder of the caller's); "+" goes to the decoder as %20
+  const plus = custom ? "%20" : " ";
   const decode = (s) => {
-    if (!custom && !s.includes("%") && !s.includes("+")) return s;
-    s = s.replace(/\+/g, "%20");
     try {
       return decoder(s);
     } catch (e) {
       return qs.unescape(s, true);
     }
   };
-  let added = 0;
-  let start = 0;
-  while (start <= str.length && added < maxKeys) {
-    let end = str.indexOf(sep, start);
-    if (end === -1) end = str.length;
-    const pair = str.slice(start, end);
-    start = end + sep.length;
-    if (pair.length === 0) continue;
-    const at = pair.indexOf(eq);
-    const key = decode(at === -1 ? pair : pair.slice(0, at));
-    const value = at === -1 ? "" : decode(pair.slice(at + eq.length));
-    if (key in obj) {
-      const cur = obj[key];
-      if (Array.isArray(cur)) cur.push(value);
-      else obj[key] = [cur, value];
-    } else {
-      obj[key] = value;
+  const add = (key, value, keyEncoded, valueEncoded) => {
+    if (key.length > 0 && keyEncoded) key = decode(key);
+    if (value.length > 0 && valueEncoded) value = decode(value);
+    const cur = obj[key];
+    if (cur === undefined) obj[key] = value;
+    else if (Array.isArray(cur)) cur.push(value);
+    else obj[key] = [cur, value];
+  };
+  let last = 0;
+  let sepIdx = 0;
+  let eqIdx = 0;
+  let key = "";
+  let value = "";
+  let keyEncoded = custom;
+  let valueEncoded = custom;
+  let hexSeen = 0; // 1 after a %, 2 and 3 after its hex digits
+  for (let i = 0; i < str.length; i++) {
+    const c = str.charCodeAt(i);
+    if (c === sepStr.charCodeAt(sepIdx)) {
+      if (++sepIdx < sepStr.length) continue;
+      const end = i - sepIdx + 1;
+      if (eqIdx < eqStr.length) {
+        if (last < end) {
+          key += str.slice(last, end);
+        } else if (key.length === 0) {
+          // an empty pair
+          if (--pairs === 0) return obj;
+          last = i + 1;
+          sepIdx = eqIdx = 0;
+          continue;
+        }
+      } else if (last < end) {
+        value += str.slice(last, end);
+      }
+      add(key, value, keyEncoded, valueEncoded);
+      if (--pairs === 0) return obj;
+      keyEncoded = valueEncoded = custom;
+      key = value = "";
+      hexSeen = 0;
+      last = i + 1;
+      sepIdx = eqIdx = 0;
+      continue;
     }
-    added++;
+    sepIdx = 0;
+    if (eqIdx < eqStr.length) {
+      if (c === eqStr.charCodeAt(eqIdx)) {
+        if (++eqIdx === eqStr.length) {
+          const end = i - eqIdx + 1;
+          if (last < end) key += str.slice(last, end);
+          hexSeen = 0;
+          last = i + 1;
+        }
+        continue;
+      }
+      eqIdx = 0;
+      if (!keyEncoded) {
+        if (c === 37) {
+          hexSeen = 1;
+          continue;
+        } else if (hexSeen > 0) {
+          if (isHex(c)) {
+            if (++hexSeen === 3) keyEncoded = true;
+            continue;
+          }
+          hexSeen = 0;
+        }
+      }
+      if (c === 43) {
+        if (last < i) key += str.slice(last, i);
+        key += plus;
+        last = i + 1;
+        continue;
+      }
+    }
+    if (c === 43) {
+      if (last < i) value += str.slice(last, i);
+      value += plus;
+      last = i + 1;
+    } else if (!valueEncoded) {
+      if (c === 37) {
+        hexSeen = 1;
+      } else if (hexSeen > 0) {
+        if (isHex(c)) {
+          if (++hexSeen === 3) valueEncoded = true;
+        } else {
+          hexSeen = 0;
+        }
+      }
+    }
   }
+  if (last < str.length) {
+    if (eqIdx < eqStr.length) key += str.slice(last);
+    else if (sepIdx < sepStr.length) value += str.slice(last);
+  } else if (eqIdx === 0 && key.length === 0) {
+    return obj; // ended on an empty pair
+  }
+  add(key, value, keyEncoded, valueEncoded);
   return obj;
 }
 

@@ -3,10 +3,11 @@
 // inherits, deprecate, isDeepStrictEqual, types, parseArgs, styleText,
 // stripVTControlCharacters, getSystemErrorName/Map, debuglog and the old
 // is* checks. It differs from Node where goja cannot see what V8 can:
-// Map and Set iterators and WeakMap/WeakSet contents are not previewed,
-// a typed array longer than 10000 elements shows no extra own properties,
-// string widths count UTF-16 units (wide CJK characters count one), and an
-// error's stack is goja's (its "\tat" lines shown as Node's "    at").
+// Map and Set iterators and WeakMap/WeakSet contents are not previewed;
+// a typed array longer than 10000 elements shows no extra own
+// properties; with showHidden a function shows goja's own properties
+// (V8 adds arguments and caller); and an error's stack is goja's (its
+// "\tat" lines shown as Node's "    at").
 "use strict";
 
 const errors = require("internal/errors");
@@ -30,6 +31,16 @@ const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
 const typedArrayTag = getter(TypedArrayProto, Symbol.toStringTag);
 const arrayBufferLength = getter(ArrayBuffer.prototype, "byteLength");
 const dataViewLength = getter(DataView.prototype, "byteLength");
+// the getters read internal slots, so they work on a null prototype too
+const mapSize = getter(Map.prototype, "size");
+const setSize = getter(Set.prototype, "size");
+const typedArrayLength = getter(TypedArrayProto, "length");
+const regExpSource = getter(RegExp.prototype, "source");
+const regExpFlags = [["hasIndices", "d"], ["global", "g"], ["ignoreCase", "i"], ["multiline", "m"], ["dotAll", "s"], ["unicode", "u"], ["unicodeSets", "v"], ["sticky", "y"]]
+  .map(([name, flag]) => [Object.getOwnPropertyDescriptor(RegExp.prototype, name), flag]).filter(([d]) => d !== undefined && d.get !== undefined);
+function regExpString(v) {
+  return "/" + regExpSource.call(v) + "/" + regExpFlags.map(([d, flag]) => (d.get.call(v) ? flag : "")).join("");
+}
 
 function typedArrayName(v) {
   if (!isObjectLike(v) || kind(v) === "proxy") return undefined;
@@ -116,6 +127,10 @@ function stripVTControlCharacters(str) {
   return str.replace(ansi, "");
 }
 const visibleLength = (ctx, s) => (ctx.colors ? s.replace(ansi, "").length : s.length);
+
+// Columns a string takes in a terminal (internal/strwidth).
+const { width } = require("internal/strwidth");
+const stringWidth = (ctx, s) => width(ctx.colors ? s.replace(ansi, "") : s);
 
 // quote renders s as a string literal as Node does: single quotes unless
 // s holds one, control characters and lone surrogates escaped.
@@ -241,13 +256,23 @@ function prefix(ctor, tag, fallback, size = "") {
 
 const isIndex = (k) => typeof k === "string" && /^(?:0|[1-9][0-9]*)$/.test(k) && Number(k) < 4294967295;
 
+// (Index loops rather than spreads and for…of in what inspect runs for
+// every value: goja makes an object for every step of an iterator.)
 function ownKeys(v, showHidden) {
+  const keys = showHidden ? Object.getOwnPropertyNames(v) : Object.keys(v);
   const symbols = Object.getOwnPropertySymbols(v);
-  if (showHidden) return [...Object.getOwnPropertyNames(v), ...symbols];
-  return [...Object.keys(v), ...symbols.filter((s) => Object.prototype.propertyIsEnumerable.call(v, s))];
+  for (let i = 0; i < symbols.length; i++) {
+    if (showHidden || Object.prototype.propertyIsEnumerable.call(v, symbols[i])) keys.push(symbols[i]);
+  }
+  return keys;
 }
 function nonIndexKeys(v, showHidden) {
-  return ownKeys(v, showHidden).filter((k) => !isIndex(k));
+  const keys = ownKeys(v, showHidden);
+  // the indices come first, in order: without holes, they are the first
+  // length keys
+  const n = v.length;
+  if (typeof n === "number" && n > 0 && keys.length >= n && keys[n - 1] === String(n - 1)) return keys.slice(n);
+  return keys.filter((k) => !isIndex(k));
 }
 
 function functionBase(fn, ctor, tag) {
@@ -463,7 +488,7 @@ function formatProperty(ctx, v, depth, key, mode, desc) {
     const diff = ctx.compact !== true || mode !== 0 ? 2 : 3;
     ctx.indentationLvl += diff;
     str = formatValue(ctx, desc.value, depth);
-    if (diff === 3 && ctx.breakLength < visibleLength(ctx, str)) sep = "\n" + " ".repeat(ctx.indentationLvl);
+    if (diff === 3 && ctx.breakLength < stringWidth(ctx, str)) sep = "\n" + " ".repeat(ctx.indentationLvl);
     ctx.indentationLvl -= diff;
   } else if (desc.get !== undefined) {
     const label = desc.set !== undefined ? "Getter/Setter" : "Getter";
@@ -549,6 +574,11 @@ function formatRaw(ctx, v, depth, typedArray) {
   let keys;
   const ctor = constructorName(v, ctx, depth);
   let tag = v[Symbol.toStringTag];
+  // Maps, Sets, ArrayBuffers, DataViews, WeakMaps, WeakSets and boxed
+  // symbols and bigints carry a tag from their prototype: the checks
+  // that tell them apart (each a thrown and caught TypeError when the
+  // value is not one) run only for a value with a tag or no prototype.
+  const exotic = ctor === null || typeof tag === "string";
   if (typeof tag !== "string" || (tag !== "" && (ctx.showHidden ? Object.prototype.hasOwnProperty : Object.prototype.propertyIsEnumerable).call(v, Symbol.toStringTag))) {
     tag = "";
   }
@@ -568,20 +598,22 @@ function formatRaw(ctx, v, depth, typedArray) {
       if (v.length === 0 && keys.length === 0) return braces[0] + "]";
       inArray = true;
       formatter = formatArray;
-    } else if (types.isSet(v)) {
-      const p = prefix(ctor, tag, "Set", "(" + v.size + ")");
+    } else if (exotic && types.isSet(v)) {
+      const size = setSize.call(v);
+      const p = prefix(ctor, tag, "Set", "(" + size + ")");
       keys = ownKeys(v, ctx.showHidden);
       formatter = ctor !== null ? formatSet : (c, x, d) => formatSet(c, new Set(Set.prototype.values.call(x)), d);
-      if (v.size === 0 && keys.length === 0) return p + "{}";
+      if (size === 0 && keys.length === 0) return p + "{}";
       braces = [p + "{", "}"];
-    } else if (types.isMap(v)) {
-      const p = prefix(ctor, tag, "Map", "(" + v.size + ")");
+    } else if (exotic && types.isMap(v)) {
+      const size = mapSize.call(v);
+      const p = prefix(ctor, tag, "Map", "(" + size + ")");
       keys = ownKeys(v, ctx.showHidden);
       formatter = ctor !== null ? formatMap : (c, x, d) => formatMap(c, new Map(Map.prototype.entries.call(x)), d);
-      if (v.size === 0 && keys.length === 0) return p + "{}";
+      if (size === 0 && keys.length === 0) return p + "{}";
       braces = [p + "{", "}"];
     } else if ((ta = typedArrayName(v)) !== undefined) {
-      const length = v.length;
+      const length = typedArrayLength.call(v);
       keys = length > 10000 ? [] : nonIndexKeys(v, ctx.showHidden);
       if (ctor !== null && ta === "Uint8Array" && isBufferName(v, ctor) && !ctx.showHidden) {
         return formatBuffer(ctx, v, ctor);
@@ -606,7 +638,7 @@ function formatRaw(ctx, v, depth, typedArray) {
       else if (tag !== "") braces[0] = prefix(ctor, tag, "Object") + "{";
       if (keys.length === 0) return braces[0] + "}";
     } else if (k === "RegExp") {
-      base = RegExp.prototype.toString.call(ctor !== null ? v : new RegExp(v));
+      base = ctor !== null ? RegExp.prototype.toString.call(v) : regExpString(v);
       const p = prefix(ctor, tag, "RegExp");
       if (p !== "RegExp ") base = p + base;
       if (keys.length === 0 || (depth > ctx.depth && ctx.depth !== null)) return ctx.stylize(base, "regexp");
@@ -619,25 +651,25 @@ function formatRaw(ctx, v, depth, typedArray) {
     } else if (k === "Error" || v instanceof Error) {
       base = formatError(v, ctor, tag, ctx, keys);
       if (keys.length === 0) return base;
-    } else if (types.isAnyArrayBuffer(v)) {
+    } else if (exotic && types.isAnyArrayBuffer(v)) {
       const p = prefix(ctor, tag, "ArrayBuffer");
       if (typedArray === undefined) formatter = formatArrayBuffer;
       else if (keys.length === 0) return p + "{ byteLength: " + formatNumber(ctx.stylize, v.byteLength, false) + " }";
       braces[0] = p + "{";
       keys.unshift("byteLength");
-    } else if (types.isDataView(v)) {
+    } else if (exotic && types.isDataView(v)) {
       braces[0] = prefix(ctor, tag, "DataView") + "{";
       keys.unshift("byteLength", "byteOffset", "buffer");
     } else if (k === "promise") {
       braces[0] = prefix(ctor, tag, "Promise") + "{";
       formatter = formatPromise;
-    } else if (types.isWeakSet(v)) {
+    } else if (exotic && types.isWeakSet(v)) {
       braces[0] = prefix(ctor, tag, "WeakSet") + "{";
       formatter = () => [ctx.stylize("<items unknown>", "special")];
-    } else if (types.isWeakMap(v)) {
+    } else if (exotic && types.isWeakMap(v)) {
       braces[0] = prefix(ctor, tag, "WeakMap") + "{";
       formatter = () => [ctx.stylize("<items unknown>", "special")];
-    } else if (types.isBoxedPrimitive(v)) {
+    } else if (k === "Number" || k === "String" || k === "Boolean" || (exotic && types.isBoxedPrimitive(v))) {
       base = boxedBase(v, ctx, keys, ctor, tag);
       if (keys.length === 0) return base;
     } else {
@@ -656,7 +688,7 @@ function formatRaw(ctx, v, depth, typedArray) {
   let out;
   try {
     out = formatter(ctx, v, depth);
-    for (const key of keys) out.push(formatProperty(ctx, v, depth, key, inArray ? 2 : 0));
+    for (let i = 0; i < keys.length; i++) out.push(formatProperty(ctx, v, depth, keys[i], inArray ? 2 : 0));
   } catch (err) {
     if (!(err instanceof RangeError) || !/call stack|stack overflow/i.test(err.message)) throw err;
     ctx.seen.pop();
@@ -703,7 +735,7 @@ function columns(ctx, out, v) {
   let total = 0;
   let widest = 0;
   for (let i = 0; i < count; i++) {
-    const n = visibleLength(ctx, out[i]);
+    const n = stringWidth(ctx, out[i]);
     lens.push(n);
     total += n + sep;
     if (n > widest) widest = n;
@@ -732,8 +764,8 @@ function columns(ctx, out, v) {
     let line = "";
     let j = i;
     for (; j < end - 1; j++) {
-      const width = colWidth[j - i] + out[j].length - lens[j];
-      line += right ? (out[j] + ", ").padStart(width, " ") : (out[j] + ", ").padEnd(width, " ");
+      const pad = colWidth[j - i] + out[j].length - lens[j];
+      line += right ? (out[j] + ", ").padStart(pad, " ") : (out[j] + ", ").padEnd(pad, " ");
     }
     line += right ? out[j].padStart(colWidth[j - i] + out[j].length - lens[j] - sep, " ") : out[j];
     rows.push(line);
@@ -747,8 +779,8 @@ function columns(ctx, out, v) {
 function fits(ctx, out, start, base) {
   let total = out.length + start;
   if (total + out.length > ctx.breakLength) return false;
-  for (const s of out) {
-    total += visibleLength(ctx, s);
+  for (let i = 0; i < out.length; i++) {
+    total += visibleLength(ctx, out[i]);
     if (total > ctx.breakLength) return false;
   }
   return base === "" || !base.includes("\n");
@@ -827,7 +859,13 @@ function builtinToString(v) {
   const d = Object.getOwnPropertyDescriptor(p, "constructor");
   return d !== undefined && typeof d.value === "function" && builtinNames.has(d.value.name);
 }
-const builtinNames = new Set(Object.getOwnPropertyNames(globalThis).filter((n) => /^[A-Z][a-zA-Z0-9]+$/.test(n)));
+// builtinNames are JavaScript's own classes (not the web's or Node's:
+// %s of a URL or a Buffer calls its toString, as in Node).
+const builtinNames = new Set(["Object", "Function", "Array", "Number", "Boolean", "String", "Symbol", "BigInt", "Date", "Promise", "RegExp",
+  "Error", "AggregateError", "EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError", "ArrayBuffer",
+  "SharedArrayBuffer", "DataView", "Map", "Set", "WeakMap", "WeakSet", "WeakRef", "FinalizationRegistry", "Proxy", "Int8Array",
+  "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array", "Uint32Array", "Float32Array", "Float64Array",
+  "BigInt64Array", "BigUint64Array"]);
 
 function stringify(v) {
   try {

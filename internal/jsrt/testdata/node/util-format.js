@@ -21,3 +21,4 @@ console.log(util.formatWithOptions({ depth: 0 }, "%O", { a: { b: 1 } }), util.fo
 try { util.formatWithOptions("x"); } catch (e) { console.log(e.code, e.message); }
 try { util.formatWithOptions(null, "a"); } catch (e) { console.log(e.code, e.message); }
 console.log(f("%s", "x".repeat(3)), f("%s\n%s", "line1", "line2"), f("%s", ["a\nb"]));
+console.log(f("%s", new URL("http://x/y")), f("%s", new URLSearchParams("a=1")), f("%s", new Uint8Array([1, 2])), f("%s", new ArrayBuffer(1)), f("%s", Promise.resolve(1)));
