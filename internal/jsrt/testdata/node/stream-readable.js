@@ -83,10 +83,10 @@ const show = (c) => (Buffer.isBuffer(c) ? "buf:" + c.toString() : typeof c + ":"
       setTimeout(() => { log.push("resume"); r.resume(); }, 2);
     }
   });
-  r.on("end", () => log.push("end"));
+  const ended = new Promise((res) => r.on("end", () => { log.push("end"); res(); }));
   for (const x of ["1", "2", "3", "4"]) r.push(x);
   r.push(null);
-  await wait(20);
+  await ended;
   console.log("pause:", log.join(" | "));
 }
 
@@ -303,9 +303,9 @@ for (const [name, make] of [
     construct(cb) { log.push("construct"); setTimeout(() => { log.push("constructed"); cb(); }, 2); },
     read() { log.push("_read"); this.push(null); },
   });
-  r.on("end", () => log.push("end"));
+  const ended = new Promise((res) => r.on("end", () => { log.push("end"); res(); }));
   r.resume();
-  await wait(10);
+  await ended;
   console.log("construct:", log.join(" | "));
 }
 
