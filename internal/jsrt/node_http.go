@@ -313,6 +313,7 @@ func (h *httpHost) start(call goja.FunctionCall) goja.Value {
 				}
 				h.expired[ex.id] = ex.host
 				h.over(ex)
+				r.drain()
 			}
 		})
 	})
