@@ -324,3 +324,24 @@ for (const [name, make] of [
   log.push("flowing=" + r.readableFlowing);
   console.log("readable+data:", log.join(" | "));
 }
+
+// wrap: a Readable over an old-style stream that only emits 'data' and 'end'
+{
+  const EventEmitter = require("node:events");
+  const old = new EventEmitter();
+  const log = [];
+  old.pause = () => log.push("old paused");
+  old.resume = () => log.push("old resumed");
+  const r = new Readable({ highWaterMark: 2 }).wrap(old);
+  old.emit("data", Buffer.from("ab"));
+  old.emit("data", Buffer.from("cd"));
+  log.push("length " + r.readableLength);
+  let s = "";
+  r.on("data", (c) => { s += c; });
+  const ended = new Promise((res) => r.on("end", res));
+  await wait();
+  old.emit("data", Buffer.from("ef"));
+  old.emit("end");
+  await ended;
+  console.log("wrap:", s, log.join(" | "));
+}
