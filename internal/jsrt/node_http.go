@@ -48,6 +48,7 @@ const httpChunk = 64 << 10
 // httpExchange is one request and its response. Loop goroutine only.
 type httpExchange struct {
 	id       int64
+	host     string // the URL's, for errors
 	ctx      context.Context
 	cancel   context.CancelFunc
 	pw       *io.PipeWriter // the streamed request body; nil for a whole one
@@ -74,11 +75,18 @@ type httpHost struct {
 	exchanges map[int64]*httpExchange
 	client    *http.Client  // the fetch client's transport, without redirects
 	timeout   time.Duration // the fetch client's: the longest an exchange lasts
+	// expired are the exchanges over past their time whose response the
+	// script has not read since, by id: its host, for the error it reads.
+	// A script that never reads them again leaves a few, cleared past
+	// maxExpired.
+	expired map[int64]string
 }
+
+const maxExpired = 1024
 
 func init() {
 	nodeHosts["internal/http"] = func(r *Runtime) (*goja.Object, error) {
-		h := &httpHost{r: r, exchanges: map[int64]*httpExchange{}}
+		h := &httpHost{r: r, exchanges: map[int64]*httpExchange{}, expired: map[int64]string{}}
 		base := r.host.httpClient
 		tr, err := nodeTransport(base.Transport, false)
 		if err != nil {
@@ -289,6 +297,7 @@ func (h *httpHost) start(call goja.FunctionCall) goja.Value {
 		return vm.ToValue([]any{0, p})
 	}
 	ex.held = len(whole)
+	ex.host = req.URL.Host
 	r.host.held += int64(ex.held)
 
 	r.host.nextFetch++
@@ -299,7 +308,12 @@ func (h *httpHost) start(call goja.FunctionCall) goja.Value {
 		// past its time (or over already): its place in the pool is free
 		r.enqueue(func() {
 			if !ex.done {
+				if len(h.expired) >= maxExpired {
+					clear(h.expired)
+				}
+				h.expired[ex.id] = ex.host
 				h.over(ex)
+				r.drain()
 			}
 		})
 	})
@@ -437,9 +451,15 @@ func (h *httpHost) read(id int64) *goja.Promise {
 	p, resolve, reject := r.vm.NewPromise()
 	ex := h.exchanges[id]
 	if ex == nil || ex.body == nil {
-		// over before the script read it all: destroyed (the script
-		// knows), or past its time
-		reject(h.errorValue(context.DeadlineExceeded, ""))
+		// over before the script read it all: past its time, or
+		// destroyed (the script knows)
+		host, expired := h.expired[id]
+		delete(h.expired, id)
+		if expired {
+			reject(h.errorValue(context.DeadlineExceeded, host))
+		} else {
+			reject(h.errorValue(errHTTPAborted, ""))
+		}
 		return p
 	}
 	if ex.eof {
@@ -459,7 +479,7 @@ func (h *httpHost) read(id int64) *goja.Promise {
 			ex.inflight--
 			switch {
 			case ex.done && n == 0:
-				reject(h.overError(ex, ""))
+				reject(h.overError(ex, ex.host))
 			case n > 0:
 				ex.eof = err == io.EOF
 				resolve(r.vm.NewArrayBuffer(buf[:n]))
@@ -467,7 +487,7 @@ func (h *httpHost) read(id int64) *goja.Promise {
 				resolve(h.trailers(ex))
 				h.over(ex)
 			case err != nil:
-				reject(h.bodyError(err))
+				reject(h.bodyError(err, ex.host))
 				h.over(ex)
 			default:
 				resolve(r.vm.NewArrayBuffer(nil))
@@ -491,6 +511,7 @@ func (h *httpHost) trailers(ex *httpExchange) goja.Value {
 
 // abort ends an exchange the script destroyed.
 func (h *httpHost) abort(id int64) {
+	delete(h.expired, id)
 	if ex := h.exchanges[id]; ex != nil {
 		h.over(ex)
 	}
@@ -571,6 +592,9 @@ func classifyHTTPError(err error, host string, timeout time.Duration) *httpError
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
+		if dnsErr.Name != "" {
+			hostname = dnsErr.Name
+		}
 		if dnsErr.IsNotFound {
 			return &httpError{message: "getaddrinfo ENOTFOUND " + hostname, code: "ENOTFOUND", errno: -3008, syscall: "getaddrinfo", hostname: hostname}
 		}
@@ -623,7 +647,11 @@ func classifyHTTPError(err error, host string, timeout time.Duration) *httpError
 	}
 	var netErr net.Error
 	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout() {
-		return &httpError{code: "ETIMEDOUT", message: fmt.Sprintf("the request to %s took longer than %s, the most a plugin's request may take, its body included", hostname, timeout)}
+		to := ""
+		if hostname != "" {
+			to = " to " + hostname
+		}
+		return &httpError{code: "ETIMEDOUT", message: fmt.Sprintf("the request%s took longer than %s, the most a plugin's request may take, its body included", to, timeout)}
 	}
 	if errors.As(err, &errno) {
 		call := "read"
@@ -661,11 +689,11 @@ func (h *httpHost) errorValue(err error, host string) goja.Value {
 
 // bodyError is the error of a response body cut short: "aborted", as
 // Node's, when the connection ended before the body did.
-func (h *httpHost) bodyError(err error) goja.Value {
+func (h *httpHost) bodyError(err error, host string) goja.Value {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return h.jsError(&httpError{message: "aborted", code: "ECONNRESET"})
 	}
-	return h.errorValue(err, "")
+	return h.errorValue(err, host)
 }
 
 func (h *httpHost) jsError(e *httpError) goja.Value {

@@ -375,7 +375,12 @@ class ClientRequest extends OutgoingMessage {
     this[kHost].write(this[kState].id, chunk).then(() => {
       touch(this);
       cb();
-    }, () => cb()); // a failed exchange is reported as the request's error
+    }, (e) => {
+      // a failed exchange is reported as the request's error already; a
+      // write refused (past what a plugin may hold) fails the request
+      if (!this[kState].over) this.destroy(e);
+      cb();
+    });
   }
 
   _final(cb) {

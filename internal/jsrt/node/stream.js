@@ -12,8 +12,9 @@
 // a stream's events keep their order among themselves but may interleave
 // with a plugin's own promise callbacks otherwise than in Node. Web streams
 // (ReadableStream…, toWeb, fromWeb), compose, Duplex.from of anything but a
-// stream, and the experimental operators other than toArray, forEach, map,
-// filter, reduce, some, every, find, take and drop are not provided.
+// stream or an iterable, and the experimental operators other than
+// toArray, forEach, map, filter, reduce, some, every, find, take and drop
+// (which take no concurrency) are not provided.
 "use strict";
 
 const EE = require("events");

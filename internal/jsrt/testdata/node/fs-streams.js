@@ -4,8 +4,9 @@ const { Buffer } = require("node:buffer");
 const wait = (ms) => new Promise((r) => setTimeout(r, ms || 0));
 const done = (s, ev) => new Promise((r) => s.on(ev || "close", r));
 
-const big = Buffer.alloc(200 * 1024 + 7);
-for (let i = 0; i < big.length; i++) big[i] = (i * 7) % 256;
+const pattern = Buffer.alloc(256);
+for (let i = 0; i < 256; i++) pattern[i] = (i * 7) % 256;
+const big = Buffer.alloc(200 * 1024 + 7, pattern);
 fs.writeFileSync("big.bin", big);
 fs.writeFileSync("small.txt", "héllo wörld\nsecond line\n");
 
@@ -115,10 +116,8 @@ fs.writeFileSync("small.txt", "héllo wörld\nsecond line\n");
   log.push(fs.readFileSync("hex.txt", "utf8"));
   const c = fs.createWriteStream("closed.txt");
   c.write("x");
-  c.close((e) => log.push("close cb " + e + " " + fs.readFileSync("closed.txt", "utf8")));
-  await wait(20);
-  c.close(() => log.push("close again"));
-  await wait(5);
+  await new Promise((res) => c.close((e) => { log.push("close cb " + e + " " + fs.readFileSync("closed.txt", "utf8")); res(); }));
+  await new Promise((res) => c.close(() => { log.push("close again"); res(); }));
   console.log("write:", log.join(" | "));
 }
 
@@ -153,13 +152,13 @@ fs.writeFileSync("small.txt", "héllo wörld\nsecond line\n");
   await done(r2);
   console.log("destroy mid-read:", log.join(" | "), r2.bytesRead < big.length);
   const r3 = fs.createReadStream("small.txt");
-  r3.close((e) => console.log("ReadStream close cb:", e === undefined ? "undefined" : e && e.code));
-  await wait(10);
+  await new Promise((res) => r3.close((e) => { console.log("ReadStream close cb:", e === undefined ? "undefined" : e && e.code); res(); }));
 }
 
 // classes
 {
-  console.log("classes:", fs.createReadStream("small.txt") instanceof fs.ReadStream, fs.createWriteStream("w.txt") instanceof fs.WriteStream,
-    fs.ReadStream.prototype instanceof Readable, typeof fs.ReadStream, new fs.ReadStream("small.txt").path);
-  await wait(10);
+  const made = [fs.createReadStream("small.txt"), fs.createWriteStream("w.txt"), new fs.ReadStream("small.txt")];
+  console.log("classes:", made[0] instanceof fs.ReadStream, made[1] instanceof fs.WriteStream,
+    fs.ReadStream.prototype instanceof Readable, typeof fs.ReadStream, made[2].path);
+  await Promise.all(made.map((s) => new Promise((res) => { s.on("close", res); s.destroy(); })));
 }

@@ -103,9 +103,9 @@ const sink = (log, opts) => {
   const dst = sink(log);
   watch(src, "src", log, ["end", "close"]);
   watch(dst, "dst", log, ["finish", "close"]);
-  const ret = pipeline(src, up, dst, (err) => log.push("callback " + err));
-  log.push("returns last " + (ret === dst));
-  await wait(20);
+  let ret;
+  await new Promise((res) => { ret = pipeline(src, up, dst, (err) => { log.push("callback " + err); res(); }); log.push("returns last " + (ret === dst)); });
+  await wait();
   console.log("pipeline:", dst.chunks.join(""), "|", log.join(" | "));
 }
 
@@ -113,14 +113,12 @@ const sink = (log, opts) => {
 {
   const log = [];
   const dst = sink(log);
-  pipeline([Readable.from(["a", "b"]), dst], (err) => log.push("array cb " + err + " " + dst.chunks.join("")));
-  await wait(10);
-  pipeline(function* () { yield "x"; yield "y"; }, new PassThrough(), async function (source) {
+  await new Promise((res) => pipeline([Readable.from(["a", "b"]), dst], (err) => { log.push("array cb " + err + " " + dst.chunks.join("")); res(); }));
+  await new Promise((res) => pipeline(function* () { yield "x"; yield "y"; }, new PassThrough(), async function (source) {
     let s = "";
     for await (const c of source) s += c;
     return s.toUpperCase();
-  }, (err, val) => log.push("function cb " + err + " " + val));
-  await wait(10);
+  }, (err, val) => { log.push("function cb " + err + " " + val); res(); }));
   console.log("pipeline forms:", log.join(" | "));
 }
 
@@ -134,8 +132,8 @@ const sink = (log, opts) => {
   watch(src, "src", log, ["close", "error"]);
   watch(bad, "bad", log, ["close", "error"]);
   watch(dst, "dst", log, ["close", "error", "finish"]);
-  pipeline(src, bad, dst, (err) => log.push("callback " + (err && err.message)));
-  await wait(20);
+  await new Promise((res) => pipeline(src, bad, dst, (err) => { log.push("callback " + (err && err.message)); res(); }));
+  await wait();
   log.push("destroyed " + [src.destroyed, bad.destroyed, dst.destroyed].join(","));
   console.log("pipeline error:", log.join(" | ").replace(/src:close \| /g, ""));
   console.log("pipeline error, src closed:", log.includes("src:close"));
@@ -146,8 +144,7 @@ const sink = (log, opts) => {
   const log = [];
   const src = new Readable({ read() { this.destroy(new Error("source failed")); } });
   const dst = sink(log);
-  pipeline(src, dst, (err) => log.push("callback " + (err && err.message) + " dst destroyed " + dst.destroyed));
-  await wait(10);
+  await new Promise((res) => pipeline(src, dst, (err) => { log.push("callback " + (err && err.message) + " dst destroyed " + dst.destroyed); res(); }));
   console.log("pipeline source error:", log.join(" | "));
 }
 

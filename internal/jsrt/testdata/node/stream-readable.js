@@ -83,10 +83,10 @@ const show = (c) => (Buffer.isBuffer(c) ? "buf:" + c.toString() : typeof c + ":"
       setTimeout(() => { log.push("resume"); r.resume(); }, 2);
     }
   });
-  r.on("end", () => log.push("end"));
+  const ended = new Promise((res) => r.on("end", () => { log.push("end"); res(); }));
   for (const x of ["1", "2", "3", "4"]) r.push(x);
   r.push(null);
-  await wait(20);
+  await ended;
   console.log("pause:", log.join(" | "));
 }
 
@@ -303,9 +303,9 @@ for (const [name, make] of [
     construct(cb) { log.push("construct"); setTimeout(() => { log.push("constructed"); cb(); }, 2); },
     read() { log.push("_read"); this.push(null); },
   });
-  r.on("end", () => log.push("end"));
+  const ended = new Promise((res) => r.on("end", () => { log.push("end"); res(); }));
   r.resume();
-  await wait(10);
+  await ended;
   console.log("construct:", log.join(" | "));
 }
 
@@ -323,4 +323,25 @@ for (const [name, make] of [
   await wait();
   log.push("flowing=" + r.readableFlowing);
   console.log("readable+data:", log.join(" | "));
+}
+
+// wrap: a Readable over an old-style stream that only emits 'data' and 'end'
+{
+  const EventEmitter = require("node:events");
+  const old = new EventEmitter();
+  const log = [];
+  old.pause = () => log.push("old paused");
+  old.resume = () => log.push("old resumed");
+  const r = new Readable({ highWaterMark: 2 }).wrap(old);
+  old.emit("data", Buffer.from("ab"));
+  old.emit("data", Buffer.from("cd"));
+  log.push("length " + r.readableLength);
+  let s = "";
+  r.on("data", (c) => { s += c; });
+  const ended = new Promise((res) => r.on("end", res));
+  await wait();
+  old.emit("data", Buffer.from("ef"));
+  old.emit("end");
+  await ended;
+  console.log("wrap:", s, log.join(" | "));
 }

@@ -198,3 +198,31 @@ const watch = (s, log, evs) => { for (const ev of evs) s.on(ev, (x) => log.push(
   await new Promise((r) => u.on("end", r));
   console.log("subclass:", s);
 }
+
+// old-style subclasses, as npm packages write them (util.inherits)
+{
+  function Counter(n) {
+    Readable.call(this, { objectMode: true });
+    this.n = n;
+  }
+  Object.setPrototypeOf(Counter.prototype, Readable.prototype);
+  Object.setPrototypeOf(Counter, Readable);
+  Counter.prototype._read = function () { this.push(this.n > 0 ? this.n-- : null); };
+  function Doubler() {
+    if (!(this instanceof Doubler)) return new Doubler();
+    Transform.call(this, { objectMode: true });
+  }
+  Object.setPrototypeOf(Doubler.prototype, Transform.prototype);
+  Doubler.prototype._transform = function (n, enc, cb) { cb(null, n * 2); };
+  function Collect(out) {
+    Writable.call(this, { objectMode: true });
+    this.out = out;
+  }
+  Object.setPrototypeOf(Collect.prototype, Writable.prototype);
+  Collect.prototype._write = function (v, enc, cb) { this.out.push(v); cb(); };
+  const out = [];
+  const c = new Collect(out);
+  new Counter(3).pipe(Doubler()).pipe(c);
+  await new Promise((r) => c.on("finish", r));
+  console.log("old-style:", out.join(","), c instanceof Writable, Doubler() instanceof Duplex, new Counter(1) instanceof Readable);
+}

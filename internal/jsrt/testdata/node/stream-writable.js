@@ -243,8 +243,7 @@ const show = (c) => (Buffer.isBuffer(c) ? "buf:" + c.toString() : typeof c + ":"
   });
   w.write("early");
   w.end();
-  w.on("finish", () => log.push("finish"));
-  await wait(10);
+  await new Promise((res) => w.on("finish", () => { log.push("finish"); res(); }));
   console.log("construct:", log.join(" | "));
   console.log("instanceof:", w instanceof Writable, w instanceof Stream, Writable({ write() {} }) instanceof Writable,
     typeof w.writableNeedDrain, w.writableLength, w.writableCorked);
