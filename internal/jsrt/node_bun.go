@@ -46,7 +46,7 @@ func (r *Runtime) globScan(cwd, pattern string, onlyFiles, dot, follow bool) *go
 		var out []any
 		err := doublestar.GlobWalk(os.DirFS(dir), pattern, func(p string, _ fs.DirEntry) error {
 			if len(out) >= MaxGlobResults {
-				return fmt.Errorf("Glob.scan: more than %d matches of %q under %s", MaxGlobResults, pattern, dir)
+				return fmt.Errorf("more than %d matches of %q under %s, the most Glob.scan returns", MaxGlobResults, pattern, dir)
 			}
 			out = append(out, filepath.FromSlash(p))
 			return nil

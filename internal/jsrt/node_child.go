@@ -120,12 +120,11 @@ type childProc struct {
 // read waits there, never on the loop. end closes the pipe once what was
 // queued before it was written.
 type stdinQueue struct {
-	mu     sync.Mutex
-	items  []stdinItem
-	ended  bool
-	wake   chan struct{}
-	pipe   *io.PipeWriter
-	closed bool // the process ended: writes fail
+	mu    sync.Mutex
+	items []stdinItem
+	ended bool
+	wake  chan struct{}
+	pipe  *io.PipeWriter
 }
 
 type stdinItem struct {

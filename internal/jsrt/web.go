@@ -124,7 +124,7 @@ func (r *Runtime) installGlobals() error {
 		if fatal && !utf8.Valid(b[off:off+n]) {
 			return goja.Null()
 		}
-		return vm.ToValue(decodeUTF8(b[off : off+n]))
+		return goja.StringFromUTF16(decodeUTF8(b[off : off+n]))
 	})
 	set("fetch", r.hostFetch)
 	set("fetchAbort", func(id int64) {
