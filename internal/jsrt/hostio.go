@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -17,7 +16,6 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/podcode/podcode/internal/logging"
-	"github.com/podcode/podcode/internal/trust"
 )
 
 // What a runtime may hold outside JavaScript, where neither the watchdog nor
@@ -112,33 +110,6 @@ func (r *Runtime) maxRead() int64 {
 		return r.opts.MemoryLimit / 2
 	}
 	return maxReadNoBudget
-}
-
-// readRegular reads the regular file at path whole, if it has at most max
-// bytes. It opens as trust.OpenRegular does: without blocking (a FIFO
-// would wait for a writer for ever), and only a regular file (a device
-// such as /dev/zero never ends); it reads at most max+1 bytes whatever the
-// size said (a file may grow, and /proc's files say 0).
-func readRegular(path string, max int64) ([]byte, error) {
-	f, err := trust.OpenRegular(path)
-	if err != nil {
-		return nil, fmt.Errorf("readFile: %w", err)
-	}
-	defer f.Close()
-	tooBig := func() error {
-		return fmt.Errorf("readFile: %s is larger than %s, the most one plugin reads at once (half its memory budget)", path, mib(max))
-	}
-	if st, err := f.Stat(); err == nil && st.Size() > max {
-		return nil, tooBig()
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, tooBig()
-	}
-	return data, nil
 }
 
 // bytesString is b as a string without a copy; b must not change after.
@@ -276,39 +247,21 @@ func (r *Runtime) reportConsoleDrops(now time.Time) {
 	c.dropped, c.reported = 0, now
 }
 
-// writeString is os.WriteFile for a string, without copying it to bytes,
-// into a regular file only: it opens without blocking (a FIFO would wait
-// for a reader for ever, holding a file-operation slot) and refuses what is
-// not a regular file before it truncates anything.
-func writeString(path, data string) error {
-	f, err := trust.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644) // truncated only once known to be a file
-	if err != nil {
-		return fmt.Errorf("writeFile: %w", err)
-	}
-	err = f.Truncate(0)
-	if err == nil {
-		_, err = f.WriteString(data)
-	}
-	if err1 := f.Close(); err == nil {
-		err = err1
-	}
-	return err
-}
-
 // readDir is os.ReadDir for a folder only, sorted by name: it opens with
 // O_DIRECTORY, so what is not a folder (a FIFO included, which would wait
-// for a writer) is ENOTDIR at once. Its errors are Node's (scandir).
-func readDir(path string) ([]os.DirEntry, error) {
+// for a writer) is ENOTDIR at once. Its errors are Node's (scandir),
+// naming the folder as shown.
+func readDir(path, shown string) ([]os.DirEntry, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, sysErr("scandir", path, err)
+		return nil, sysErr("scandir", shown, err)
 	}
 	defer f.Close()
 	entries, err := f.ReadDir(-1)
 	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries, sysErr("scandir", path, err)
+	return entries, sysErr("scandir", shown, err)
 }

@@ -170,20 +170,20 @@ func openFlags(flag string) (int, error) {
 // openNode opens path as Node's fs.open does, but never waits on a FIFO
 // and refuses one, and a socket: a plugin gets regular files, folders
 // (read-only) and character devices such as /dev/null.
-func openNode(path string, flags int, mode os.FileMode) (*os.File, error) {
+func openNode(path, shown string, flags int, mode os.FileMode) (*os.File, error) {
 	f, err := os.OpenFile(path, flags|syscall.O_NONBLOCK|syscall.O_CLOEXEC, mode)
 	if err != nil {
-		return nil, sysErr("open", path, err)
+		return nil, sysErr("open", shown, err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, sysErr("fstat", path, err)
+		return nil, sysErr("fstat", shown, err)
 	}
 	m := st.Mode()
 	if m&(fs.ModeNamedPipe|fs.ModeSocket) != 0 {
 		f.Close()
-		return nil, fmt.Errorf("open '%s': %s is %s: Podcode plugins do not open FIFOs or sockets", path, path, trust.FileType(m))
+		return nil, fmt.Errorf("open '%s': %s is %s: Podcode plugins do not open FIFOs or sockets", shown, shown, trust.FileType(m))
 	}
 	if m.IsRegular() {
 		// back to blocking reads and writes, as Node's are
@@ -218,7 +218,8 @@ func fsReadFile(r *Runtime, args []goja.Value) (fsWork, error) {
 			return data, nil
 		}}, nil
 	}
-	path := r.abs(target.String())
+	shown := target.String()
+	path := r.abs(shown)
 	if flag != "" && flag != "r" {
 		flags, err := openFlags(flag)
 		if err != nil {
@@ -227,38 +228,45 @@ func fsReadFile(r *Runtime, args []goja.Value) (fsWork, error) {
 		if flags&(os.O_WRONLY|os.O_RDWR) != 0 {
 			// 'a+' or 'w+' create (or empty) the file first, as Node does
 			return fsWork{read: true, convert: conv, run: func() (any, error) {
-				f, err := openNode(path, flags, 0o666)
+				f, err := openNode(path, shown, flags, 0o666)
 				if err != nil {
 					return nil, err
 				}
 				f.Close()
-				return readWhole(path, max)
+				return readWhole(path, shown, max)
 			}}, nil
 		}
 	}
-	return fsWork{read: true, convert: conv, run: func() (any, error) { return readWhole(path, max) }}, nil
+	return fsWork{read: true, convert: conv, run: func() (any, error) { return readWhole(path, shown, max) }}, nil
+}
+
+// pathArg is a path argument made absolute against the runtime's
+// directory, and as the plugin gave it: Node's errors quote that.
+func (r *Runtime) pathArg(args []goja.Value, i int) (abs, shown string) {
+	shown = argStr(args, i)
+	return r.abs(shown), shown
 }
 
 func readTooLarge(path string, max int64) error {
 	return fmt.Errorf("readFile: %s is larger than %s, the most one plugin reads at once (half its memory budget)", path, mib(max))
 }
 
-// readWhole is readRegular with Node's errors: a folder is EISDIR, a
-// missing file ENOENT with the call Node names.
-func readWhole(path string, max int64) ([]byte, error) {
+// readWhole is readRegular with Node's errors (naming the path as shown):
+// a folder is EISDIR, a missing file ENOENT with the call Node names.
+func readWhole(path, shown string, max int64) ([]byte, error) {
 	data, err := trust.ReadFile(path, max)
 	switch {
 	case err == nil:
 		return data, nil
 	case errors.Is(err, trust.ErrTooLarge):
-		return nil, readTooLarge(path, max)
+		return nil, readTooLarge(shown, max)
 	case errors.Is(err, trust.ErrNotRegular):
 		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
 			return nil, &SysError{Errno: syscall.EISDIR, Syscall: "read"}
 		}
 		return nil, fmt.Errorf("readFile: %w", err)
 	}
-	return nil, sysErr("open", path, err)
+	return nil, sysErr("open", shown, err)
 }
 
 func fsWriteFile(r *Runtime, args []goja.Value) (fsWork, error) {
@@ -273,7 +281,8 @@ func fsWriteFile(r *Runtime, args []goja.Value) (fsWork, error) {
 			return goja.Undefined(), sysErr("write", "", err)
 		}}, nil
 	}
-	path := r.abs(target.String())
+	shown := target.String()
+	path := r.abs(shown)
 	flags, err := openFlags(flag)
 	if err != nil {
 		return fsWork{}, err
@@ -284,18 +293,18 @@ func fsWriteFile(r *Runtime, args []goja.Value) (fsWork, error) {
 	return fsWork{held: len(data), run: func() (any, error) {
 		// Truncate only once the file is known to be one: a FIFO is refused
 		// without waiting, and a folder or a device left as it was.
-		f, err := openNode(path, flags&^os.O_TRUNC, mode)
+		f, err := openNode(path, shown, flags&^os.O_TRUNC, mode)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
 		st, err := f.Stat()
 		if err == nil && !st.Mode().IsRegular() && !st.IsDir() && st.Mode()&fs.ModeCharDevice == 0 {
-			return nil, fmt.Errorf("writeFile: %s is %s, not a file", path, trust.FileType(st.Mode()))
+			return nil, fmt.Errorf("writeFile: %s is %s, not a file", shown, trust.FileType(st.Mode()))
 		}
 		if flags&os.O_TRUNC != 0 && st.Mode().IsRegular() {
 			if err := f.Truncate(0); err != nil {
-				return nil, sysErr("open", path, err)
+				return nil, sysErr("open", shown, err)
 			}
 		}
 		if _, err := f.Write(data); err != nil {
@@ -325,7 +334,8 @@ func statFields(st os.FileInfo) []any {
 func msOf(t time.Time) float64 { return float64(t.UnixNano()) / 1e6 }
 
 func fsStat(r *Runtime, args []goja.Value) (fsWork, error) {
-	path, follow, throwIfMissing := r.abs(argStr(args, 0)), argBool(args, 1), len(args) < 3 || argBool(args, 2)
+	path, shown := r.pathArg(args, 0)
+	follow, throwIfMissing := argBool(args, 1), len(args) < 3 || argBool(args, 2)
 	return fsWork{run: func() (any, error) {
 		var st os.FileInfo
 		var err error
@@ -340,7 +350,7 @@ func fsStat(r *Runtime, args []goja.Value) (fsWork, error) {
 			if !throwIfMissing && errors.Is(err, fs.ErrNotExist) {
 				return goja.Undefined(), nil
 			}
-			return nil, sysErr(call, path, err)
+			return nil, sysErr(call, shown, err)
 		}
 		return statFields(st), nil
 	}}, nil
@@ -382,9 +392,10 @@ func direntType(m fs.FileMode) int {
 }
 
 func fsReaddir(r *Runtime, args []goja.Value) (fsWork, error) {
-	path, withTypes := r.abs(argStr(args, 0)), argBool(args, 1)
+	path, shown := r.pathArg(args, 0)
+	withTypes := argBool(args, 1)
 	return fsWork{run: func() (any, error) {
-		entries, err := readDir(path)
+		entries, err := readDir(path, shown)
 		if err != nil {
 			return nil, err
 		}
@@ -400,13 +411,14 @@ func fsReaddir(r *Runtime, args []goja.Value) (fsWork, error) {
 }
 
 func fsMkdir(r *Runtime, args []goja.Value) (fsWork, error) {
-	path, recursive, mode := r.abs(argStr(args, 0)), argBool(args, 1), os.FileMode(argInt(args, 2))
+	path, shown := r.pathArg(args, 0)
+	recursive, mode := argBool(args, 1), os.FileMode(argInt(args, 2))
 	if mode == 0 {
 		mode = 0o777
 	}
 	return fsWork{run: func() (any, error) {
 		if !recursive {
-			return goja.Undefined(), sysErr("mkdir", path, os.Mkdir(path, mode))
+			return goja.Undefined(), sysErr("mkdir", shown, os.Mkdir(path, mode))
 		}
 		// The first folder made, as Node returns it, or undefined.
 		first := ""
@@ -414,7 +426,7 @@ func fsMkdir(r *Runtime, args []goja.Value) (fsWork, error) {
 			st, err := os.Stat(d)
 			if err == nil {
 				if !st.IsDir() {
-					return nil, &SysError{Errno: syscall.ENOTDIR, Syscall: "mkdir", Path: path}
+					return nil, &SysError{Errno: syscall.ENOTDIR, Syscall: "mkdir", Path: shown}
 				}
 				break
 			}
@@ -429,9 +441,9 @@ func fsMkdir(r *Runtime, args []goja.Value) (fsWork, error) {
 				err = pe.Err
 			}
 			if errors.Is(err, syscall.EEXIST) || errors.Is(err, syscall.ENOTDIR) {
-				return nil, &SysError{Errno: syscall.ENOTDIR, Syscall: "mkdir", Path: path}
+				return nil, &SysError{Errno: syscall.ENOTDIR, Syscall: "mkdir", Path: shown}
 			}
-			return nil, sysErr("mkdir", path, err)
+			return nil, sysErr("mkdir", shown, err)
 		}
 		if first == "" {
 			return goja.Undefined(), nil
@@ -441,22 +453,23 @@ func fsMkdir(r *Runtime, args []goja.Value) (fsWork, error) {
 }
 
 func fsRm(r *Runtime, args []goja.Value) (fsWork, error) {
-	path, recursive, force := r.abs(argStr(args, 0)), argBool(args, 1), argBool(args, 2)
+	path, shown := r.pathArg(args, 0)
+	recursive, force := argBool(args, 1), argBool(args, 2)
 	return fsWork{run: func() (any, error) {
 		st, err := os.Lstat(path)
 		if err != nil {
 			if force && errors.Is(err, fs.ErrNotExist) {
 				return goja.Undefined(), nil
 			}
-			return nil, sysErr("lstat", path, err)
+			return nil, sysErr("lstat", shown, err)
 		}
 		if st.IsDir() {
 			if !recursive {
 				return nil, &rmDirError{path: path}
 			}
-			return goja.Undefined(), sysErr("rm", path, os.RemoveAll(path))
+			return goja.Undefined(), sysErr("rm", shown, os.RemoveAll(path))
 		}
-		return goja.Undefined(), sysErr("unlink", path, os.Remove(path))
+		return goja.Undefined(), sysErr("unlink", shown, os.Remove(path))
 	}}, nil
 }
 
@@ -469,24 +482,26 @@ func (e *rmDirError) Error() string {
 }
 
 func fsRmdir(r *Runtime, args []goja.Value) (fsWork, error) {
-	path, recursive := r.abs(argStr(args, 0)), argBool(args, 1)
+	path, shown := r.pathArg(args, 0)
+	recursive := argBool(args, 1)
 	return fsWork{run: func() (any, error) {
 		if recursive {
-			return goja.Undefined(), sysErr("rmdir", path, os.RemoveAll(path))
+			return goja.Undefined(), sysErr("rmdir", shown, os.RemoveAll(path))
 		}
-		return goja.Undefined(), sysErr("rmdir", path, syscall.Rmdir(path))
+		return goja.Undefined(), sysErr("rmdir", shown, syscall.Rmdir(path))
 	}}, nil
 }
 
 func fsUnlink(r *Runtime, args []goja.Value) (fsWork, error) {
-	path := r.abs(argStr(args, 0))
-	return fsWork{run: func() (any, error) { return goja.Undefined(), sysErr("unlink", path, syscall.Unlink(path)) }}, nil
+	path, shown := r.pathArg(args, 0)
+	return fsWork{run: func() (any, error) { return goja.Undefined(), sysErr("unlink", shown, syscall.Unlink(path)) }}, nil
 }
 
 func fsRename(r *Runtime, args []goja.Value) (fsWork, error) {
-	from, to := r.abs(argStr(args, 0)), r.abs(argStr(args, 1))
+	from, fromShown := r.pathArg(args, 0)
+	to, toShown := r.pathArg(args, 1)
 	return fsWork{run: func() (any, error) {
-		return goja.Undefined(), sysErr2("rename", from, to, syscall.Rename(from, to))
+		return goja.Undefined(), sysErr2("rename", fromShown, toShown, syscall.Rename(from, to))
 	}}, nil
 }
 
@@ -494,11 +509,13 @@ func fsRename(r *Runtime, args []goja.Value) (fsWork, error) {
 const copyFileExcl = 1
 
 func fsCopyFile(r *Runtime, args []goja.Value) (fsWork, error) {
-	src, dst, mode := r.abs(argStr(args, 0)), r.abs(argStr(args, 1)), argInt(args, 2)
+	src, srcShown := r.pathArg(args, 0)
+	dst, dstShown := r.pathArg(args, 1)
+	mode := argInt(args, 2)
 	return fsWork{run: func() (any, error) {
-		in, err := openNode(src, os.O_RDONLY, 0)
+		in, err := openNode(src, srcShown, os.O_RDONLY, 0)
 		if err != nil {
-			return nil, sysErr2("copyfile", src, dst, errors.Unwrap(err))
+			return nil, sysErr2("copyfile", srcShown, dstShown, errors.Unwrap(err))
 		}
 		defer in.Close()
 		st, err := in.Stat()
@@ -506,17 +523,17 @@ func fsCopyFile(r *Runtime, args []goja.Value) (fsWork, error) {
 			return nil, err
 		}
 		if st.IsDir() {
-			return nil, &SysError{Errno: syscall.EISDIR, Syscall: "copyfile", Path: src, Dest: dst}
+			return nil, &SysError{Errno: syscall.EISDIR, Syscall: "copyfile", Path: srcShown, Dest: dstShown}
 		}
 		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 		if mode&copyFileExcl != 0 {
 			flags |= os.O_EXCL
 		}
-		out, err := openNode(dst, flags, st.Mode().Perm())
+		out, err := openNode(dst, dstShown, flags, st.Mode().Perm())
 		if err != nil {
 			var se *SysError
 			if errors.As(err, &se) {
-				return nil, &SysError{Errno: se.Errno, Syscall: "copyfile", Path: src, Dest: dst}
+				return nil, &SysError{Errno: se.Errno, Syscall: "copyfile", Path: srcShown, Dest: dstShown}
 			}
 			return nil, err
 		}
@@ -524,19 +541,20 @@ func fsCopyFile(r *Runtime, args []goja.Value) (fsWork, error) {
 		if err1 := out.Close(); err == nil {
 			err = err1
 		}
-		return goja.Undefined(), sysErr2("copyfile", src, dst, err)
+		return goja.Undefined(), sysErr2("copyfile", srcShown, dstShown, err)
 	}}, nil
 }
 
 func fsAccess(r *Runtime, args []goja.Value) (fsWork, error) {
-	path, mode := r.abs(argStr(args, 0)), uint32(argInt(args, 1))
+	path, shown := r.pathArg(args, 0)
+	mode := uint32(argInt(args, 1))
 	return fsWork{run: func() (any, error) {
-		return goja.Undefined(), sysErr("access", path, syscall.Access(path, mode))
+		return goja.Undefined(), sysErr("access", shown, syscall.Access(path, mode))
 	}}, nil
 }
 
 func fsExists(r *Runtime, args []goja.Value) (fsWork, error) {
-	path := r.abs(argStr(args, 0))
+	path, _ := r.pathArg(args, 0)
 	return fsWork{run: func() (any, error) {
 		_, err := os.Stat(path)
 		return err == nil, nil
@@ -544,7 +562,7 @@ func fsExists(r *Runtime, args []goja.Value) (fsWork, error) {
 }
 
 func fsRealpath(r *Runtime, args []goja.Value) (fsWork, error) {
-	path := r.abs(argStr(args, 0))
+	path, shown := r.pathArg(args, 0)
 	return fsWork{run: func() (any, error) {
 		p, err := filepath.EvalSymlinks(path)
 		if err != nil {
@@ -552,14 +570,14 @@ func fsRealpath(r *Runtime, args []goja.Value) (fsWork, error) {
 			if errors.As(err, &pe) {
 				return nil, sysErr("lstat", pe.Path, pe.Err)
 			}
-			return nil, sysErr("realpath", path, err)
+			return nil, sysErr("realpath", shown, err)
 		}
 		return p, nil
 	}}, nil
 }
 
 func fsReadlink(r *Runtime, args []goja.Value) (fsWork, error) {
-	path := r.abs(argStr(args, 0))
+	path, shown := r.pathArg(args, 0)
 	return fsWork{run: func() (any, error) {
 		p, err := os.Readlink(path)
 		if err != nil {
@@ -567,35 +585,38 @@ func fsReadlink(r *Runtime, args []goja.Value) (fsWork, error) {
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
-			return nil, sysErr("readlink", path, err)
+			return nil, sysErr("readlink", shown, err)
 		}
 		return p, nil
 	}}, nil
 }
 
 func fsSymlink(r *Runtime, args []goja.Value) (fsWork, error) {
-	target, path := argStr(args, 0), r.abs(argStr(args, 1))
+	target := argStr(args, 0)
+	path, shown := r.pathArg(args, 1)
 	return fsWork{run: func() (any, error) {
-		return goja.Undefined(), sysErr2("symlink", target, path, syscall.Symlink(target, path))
+		return goja.Undefined(), sysErr2("symlink", target, shown, syscall.Symlink(target, path))
 	}}, nil
 }
 
 func fsLink(r *Runtime, args []goja.Value) (fsWork, error) {
-	existing, path := r.abs(argStr(args, 0)), r.abs(argStr(args, 1))
+	existing, existingShown := r.pathArg(args, 0)
+	path, shown := r.pathArg(args, 1)
 	return fsWork{run: func() (any, error) {
-		return goja.Undefined(), sysErr2("link", existing, path, syscall.Link(existing, path))
+		return goja.Undefined(), sysErr2("link", existingShown, shown, syscall.Link(existing, path))
 	}}, nil
 }
 
 func fsChmod(r *Runtime, args []goja.Value) (fsWork, error) {
-	path, mode := r.abs(argStr(args, 0)), uint32(argInt(args, 1))
+	path, shown := r.pathArg(args, 0)
+	mode := uint32(argInt(args, 1))
 	return fsWork{run: func() (any, error) {
-		return goja.Undefined(), sysErr("chmod", path, syscall.Chmod(path, mode))
+		return goja.Undefined(), sysErr("chmod", shown, syscall.Chmod(path, mode))
 	}}, nil
 }
 
 func fsUtimes(r *Runtime, args []goja.Value) (fsWork, error) {
-	path := r.abs(argStr(args, 0))
+	path, shown := r.pathArg(args, 0)
 	at, mt := arg(args, 1).ToFloat(), arg(args, 2).ToFloat() // seconds
 	return fsWork{run: func() (any, error) {
 		toTime := func(s float64) time.Time {
@@ -607,14 +628,15 @@ func fsUtimes(r *Runtime, args []goja.Value) (fsWork, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return goja.Undefined(), sysErr("utime", path, err)
+		return goja.Undefined(), sysErr("utime", shown, err)
 	}}, nil
 }
 
 func fsTruncate(r *Runtime, args []goja.Value) (fsWork, error) {
-	path, n := r.abs(argStr(args, 0)), argInt(args, 1)
+	path, shown := r.pathArg(args, 0)
+	n := argInt(args, 1)
 	return fsWork{run: func() (any, error) {
-		f, err := openNode(path, os.O_WRONLY, 0)
+		f, err := openNode(path, shown, os.O_WRONLY, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -668,7 +690,8 @@ func (r *Runtime) fdFile(fd int64) (*os.File, error) {
 }
 
 func fsOpen(r *Runtime, args []goja.Value) (fsWork, error) {
-	path, flag, mode := r.abs(argStr(args, 0)), argStr(args, 1), os.FileMode(argInt(args, 2))
+	path, shown := r.pathArg(args, 0)
+	flag, mode := argStr(args, 1), os.FileMode(argInt(args, 2))
 	flags, err := openFlags(flag)
 	if err != nil {
 		return fsWork{}, err
@@ -680,7 +703,7 @@ func fsOpen(r *Runtime, args []goja.Value) (fsWork, error) {
 		return fsWork{}, fmt.Errorf("EMFILE: this plugin holds %d open files, the most one plugin may; close some (fs.close, stream.destroy)", MaxOpenFiles)
 	}
 	return fsWork{run: func() (any, error) {
-		return openNode(path, flags, mode)
+		return openNode(path, shown, flags, mode)
 	}, convert: func(v any) goja.Value {
 		f := v.(*os.File)
 		if r.host.fds == nil {

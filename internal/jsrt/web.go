@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/dop251/goja"
 
-	"github.com/podcode/podcode/internal/version"
 )
 
 //go:embed prelude.js
@@ -92,19 +90,11 @@ func (r *Runtime) installGlobals() error {
 	r.host.errorCtor, _ = goja.AssertConstructor(vm.Get("Error"))
 	r.installNodeRequire()
 	host := vm.NewObject()
-	env := vm.NewObject()
-	for k, v := range r.opts.Env {
-		env.Set(k, v)
-	}
 	set := func(name string, v any) {
 		if err == nil {
 			err = host.Set(name, v)
 		}
 	}
-	set("env", env)
-	set("cwd", r.opts.Cwd)
-	set("platform", runtime.GOOS)
-	set("version", version.App())
 	set("log", r.hostLog)
 	set("hrtime", func() []int64 { // for console.time
 		d := time.Since(started)
@@ -132,10 +122,6 @@ func (r *Runtime) installGlobals() error {
 			cancel()
 		}
 	})
-	set("readFile", r.hostReadFile)
-	set("writeFile", r.hostWriteFile)
-	set("readdir", r.hostReaddir)
-	set("stat", r.hostStat)
 	set("require", r.host.nodeRequire)
 	if err != nil {
 		return err
@@ -313,62 +299,6 @@ func (r *Runtime) hostFetch(rawURL, method string, headers [][]string, body goja
 		then(p2, forget, forget)
 	}
 	return []any{id, p2}
-}
-
-func (r *Runtime) hostReadFile(path string, encoding goja.Value) *goja.Promise {
-	asText := encoding != nil && !goja.IsNull(encoding) && !goja.IsUndefined(encoding)
-	if asText {
-		if enc := strings.ToLower(encoding.String()); enc != "utf8" && enc != "utf-8" {
-			p, _, reject := r.vm.NewPromise()
-			reject(r.vm.NewTypeError("readFile: only utf8 is supported, not " + enc))
-			return p
-		}
-	}
-	path = r.abs(path)
-	max := r.maxRead()
-	return r.async(r.host.readPool, 0, func() (any, error) { return readRegular(path, max) }, func(v any) goja.Value {
-		if asText {
-			return r.vm.ToValue(bytesString(v.([]byte)))
-		}
-		return r.vm.ToValue(r.vm.NewArrayBuffer(v.([]byte)))
-	})
-}
-
-func (r *Runtime) hostWriteFile(path, data string) *goja.Promise {
-	path = r.abs(path)
-	return r.async(r.host.filePool, len(data), func() (any, error) { return goja.Undefined(), writeString(path, data) }, nil)
-}
-
-func (r *Runtime) hostReaddir(path string) *goja.Promise {
-	path = r.abs(path)
-	return r.async(r.host.filePool, 0, func() (any, error) {
-		entries, err := readDir(path)
-		if err != nil {
-			return nil, err
-		}
-		names := make([]any, len(entries))
-		for i, e := range entries {
-			names[i] = e.Name()
-		}
-		return names, nil
-	}, func(v any) goja.Value { return r.vm.NewArray(v.([]any)...) })
-}
-
-func (r *Runtime) hostStat(path string) *goja.Promise {
-	path = r.abs(path)
-	return r.async(r.host.filePool, 0, func() (any, error) {
-		st, err := os.Lstat(path)
-		if err != nil {
-			return nil, err
-		}
-		if st.Mode()&os.ModeSymlink != 0 {
-			if target, err := os.Stat(path); err == nil {
-				st = target
-			}
-		}
-		return map[string]any{"size": st.Size(), "mtimeMs": float64(st.ModTime().UnixMilli()), "mode": int(st.Mode().Perm()),
-			"isFile": st.Mode().IsRegular(), "isDirectory": st.IsDir(), "isSymbolicLink": st.Mode()&os.ModeSymlink != 0}, nil
-	}, func(v any) goja.Value { return r.vm.ToValue(v) })
 }
 
 // abs makes path absolute against the runtime's working directory.
