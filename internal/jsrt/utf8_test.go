@@ -25,4 +25,3 @@ func TestDecodeUTF8(t *testing.T) {
 		}
 	}
 }
-

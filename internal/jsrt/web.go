@@ -15,7 +15,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/dop251/goja"
-
 )
 
 //go:embed prelude.js
