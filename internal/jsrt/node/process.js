@@ -24,37 +24,44 @@ hrtime.bigint = () => {
   return BigInt(s) * 1000000000n + BigInt(ns);
 };
 
-// A stream of the process's that writes lines to the log.
+// logStream is a Writable of the process's (stdout, stderr) that writes
+// whole lines to the log at level; made on first use.
 function logStream(fd, level) {
+  const { Writable } = require("stream");
   let pending = "";
-  const stream = {
-    fd, isTTY: false, columns: 80, rows: 24, writable: true,
+  const flush = () => {
+    if (pending) { host.log(level, pending); pending = ""; }
+  };
+  const stream = new Writable({
+    decodeStrings: false,
     write(chunk, encoding, cb) {
-      if (typeof encoding === "function") cb = encoding;
-      let s = typeof chunk === "string" ? chunk : require("buffer").Buffer.from(chunk).toString();
-      s = pending + s;
+      let s = pending + (typeof chunk === "string" ? chunk : require("buffer").Buffer.from(chunk).toString());
       const nl = s.lastIndexOf("\n");
       if (nl >= 0) {
         host.log(level, s.slice(0, nl));
-        pending = s.slice(nl + 1);
-      } else {
-        pending = s;
+        s = s.slice(nl + 1);
       }
-      if (pending.length > 16384) { host.log(level, pending); pending = ""; }
-      if (typeof cb === "function") queueMicrotask(cb);
-      return true;
+      pending = s;
+      if (pending.length > 16384) flush();
+      cb();
     },
-    end(chunk, encoding, cb) {
-      if (chunk !== undefined && typeof chunk !== "function") stream.write(chunk, encoding);
-      if (pending) { host.log(level, pending); pending = ""; }
-      const done = [chunk, encoding, cb].find((f) => typeof f === "function");
-      if (done) queueMicrotask(done);
-    },
-    on() { return stream; }, once() { return stream; }, off() { return stream; },
-    removeListener() { return stream; }, emit() { return false; }, cork() {}, uncork() {},
+    final(cb) { flush(); cb(); },
+  });
+  Object.assign(stream, {
+    fd, isTTY: false, columns: 80, rows: 24,
     getColorDepth() { return 1; }, hasColors() { return false; },
-  };
+    getWindowSize() { return [80, 24]; }, cursorTo() { return true; }, clearLine() { return true; },
+  });
   return stream;
+}
+
+function lazyStream(name, make) {
+  let s;
+  Object.defineProperty(process, name, {
+    get() { return s || (s = make()); },
+    set(v) { s = v; },
+    enumerable: true, configurable: true,
+  });
 }
 
 const refused = (name, why) => () => { throw unavailable("process." + name, why); };
@@ -76,8 +83,6 @@ Object.assign(process, {
   exitCode: undefined,
   config: { variables: {} },
   features: {},
-  stdout: logStream(1, "info"),
-  stderr: logStream(2, "warn"),
   stdin: { fd: 0, isTTY: false, on() { return this; }, once() { return this; }, resume() {}, pause() {}, setEncoding() {} },
   cwd: () => host.cwd,
   hrtime,
@@ -110,5 +115,8 @@ Object.assign(process, {
   setuid: refused("setuid"), setgid: refused("setgid"), seteuid: refused("seteuid"), setegid: refused("setegid"),
   setgroups: refused("setgroups"),
 });
+
+lazyStream("stdout", () => logStream(1, "info"));
+lazyStream("stderr", () => logStream(2, "warn"));
 
 module.exports = process;
