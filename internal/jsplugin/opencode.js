@@ -49,15 +49,18 @@
   // (Podcode's module "bun"), client opencode's SDK client answered by
   // Podcode in process (info.request).
   function context(info) {
-    return {
+    const ctx = {
       directory: info.directory,
       worktree: info.worktree,
       project: { id: info.worktree, worktree: info.worktree, vcs: info.vcs || undefined, time: { created: 0 } },
       client: makeClient(info.request, info.directory),
-      $: globalThis.Bun.$,
+      $: undefined,
       serverUrl: unavailable("serverUrl"),
       experimental_workspace: unavailable("experimental_workspace"),
     };
+    // Bun's module is loaded when $ is first read, not for every plugin
+    Object.defineProperty(ctx, "$", { get: () => globalThis.Bun.$, enumerable: true, configurable: true });
+    return ctx;
   }
 
   // The routes of @opencode-ai/sdk's client (v1, the one plugins get):
