@@ -49,7 +49,6 @@ func init() {
 func budgetHost(r *Runtime) (*goja.Object, error) {
 	h := r.vm.NewObject()
 	h.Set("limit", r.opts.MemoryLimit)
-	h.Set("maxRead", r.maxRead())
 	return h, nil
 }
 

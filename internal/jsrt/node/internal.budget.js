@@ -15,6 +15,4 @@ function check(what, bytes) {
   if (limit > 0 && bytes > limit) throw refuse(what, bytes);
 }
 
-// maxRead is the most bytes one result read or inflated at once may
-// take: half the budget, as fs's reads.
-module.exports = { limit, check, refuse, maxRead: host.maxRead };
+module.exports = { limit, check, refuse };
