@@ -103,6 +103,7 @@ func (r *Runtime) installGlobals() error {
 	set("platform", runtime.GOOS)
 	set("version", version.App())
 	set("log", r.hostLog)
+	set("logEnabled", func(level string) bool { return r.Log().Enabled(context.Background(), slogLevel(level)) })
 	set("hrtime", func() []int64 { // for console.time
 		d := time.Since(started)
 		return []int64{int64(d / time.Second), int64(d % time.Second)}
