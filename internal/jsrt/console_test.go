@@ -2,11 +2,14 @@ package jsrt
 
 import (
 	"context"
+	"log/slog"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/dop251/goja"
+
+	"github.com/podcode/podcode/internal/logtest"
 )
 
 // A plugin that logs strings alone never loads node:util; the first line
@@ -124,5 +127,26 @@ func TestInspectBufferAndDebuglog(t *testing.T) {
 	}
 	if strings.Contains(out, "never") {
 		t.Errorf("a disabled debuglog logged:\n%s", out)
+	}
+}
+
+// A line at a level the log does not take is not formatted: an object
+// whose inspection would throw is never looked at.
+func TestConsoleSkipsDisabledLevels(t *testing.T) {
+	logs := &logtest.Buffer{}
+	r, _ := newRT(t, `
+		function run() {
+			const bomb = { [Symbol.for("nodejs.util.inspect.custom")]() { throw new Error("formatted"); } };
+			console.debug("dropped", bomb);
+			console.trace("dropped too", bomb);
+			console.info("kept");
+		}`, func(o *Options) {
+		o.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	})
+	if _, err := callGlobal(r, context.Background(), "run"); err != nil {
+		t.Fatal(err)
+	}
+	if out := logs.String(); !strings.Contains(out, "msg=kept") || strings.Contains(out, "dropped") {
+		t.Errorf("logs:\n%s", out)
 	}
 }

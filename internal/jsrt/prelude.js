@@ -37,6 +37,11 @@
     if (indent !== "") text = indent + (text.includes("\n") ? text.split("\n").join("\n" + indent) : text);
     host.log(level, text);
   };
+  // print formats a line only when the log takes its level (console.debug
+  // costs nothing on a server that logs at info)
+  const print = (level, args) => {
+    if (host.logEnabled(level)) write(level, fmt(args));
+  };
   const counts = new Map();
   const timers = new Map();
   const warn = (msg) => host.log("warn", "(node) Warning: " + msg);
@@ -61,12 +66,13 @@
     return true;
   };
   const console = {
-    log: (...args) => write("info", fmt(args)),
-    info: (...args) => write("info", fmt(args)),
-    debug: (...args) => write("debug", fmt(args)),
-    warn: (...args) => write("warn", fmt(args)),
-    error: (...args) => write("error", fmt(args)),
+    log: (...args) => print("info", args),
+    info: (...args) => print("info", args),
+    debug: (...args) => print("debug", args),
+    warn: (...args) => print("warn", args),
+    error: (...args) => print("error", args),
     trace: (...args) => {
+      if (!host.logEnabled("debug")) return;
       const e = new Error(fmt(args));
       const stack = String(e.stack).split("\n").slice(2).map((l) => l.replace(/^\tat /, "    at ")).join("\n");
       write("debug", "Trace" + (args.length ? ": " + e.message : "") + (stack ? "\n" + stack : ""));

@@ -95,6 +95,7 @@ func (r *Runtime) installGlobals() error {
 		}
 	}
 	set("log", r.hostLog)
+	set("logEnabled", func(level string) bool { return r.Log().Enabled(context.Background(), slogLevel(level)) })
 	set("hrtime", func() []int64 { // for console.time
 		d := time.Since(started)
 		return []int64{int64(d / time.Second), int64(d % time.Second)}

@@ -1,8 +1,8 @@
 // node:util as Node 20's: format and inspect (its output, line breaking
 // and all, for the values a plugin logs), promisify, callbackify,
 // inherits, deprecate, isDeepStrictEqual, types, parseArgs, styleText,
-// stripVTControlCharacters, getSystemErrorName/Map, debuglog and the old
-// is* checks. It differs from Node where goja cannot see what V8 can:
+// stripVTControlCharacters, getSystemErrorName/Map, debuglog, MIMEType
+// and the old is* checks. It differs from Node where goja cannot see what V8 can:
 // Map and Set iterators and WeakMap/WeakSet contents are not previewed;
 // a typed array longer than 10000 elements shows no extra own
 // properties; with showHidden a function shows goja's own properties
@@ -1135,6 +1135,8 @@ module.exports = {
   isDeepStrictEqual, types, TextEncoder: globalThis.TextEncoder, TextDecoder: globalThis.TextDecoder,
   stripVTControlCharacters, styleText, toUSVString, getSystemErrorName, getSystemErrorMap, aborted,
   parseArgs: (config) => require("internal/parseargs").parseArgs(config),
+  get MIMEType() { return require("internal/mime").MIMEType; },
+  get MIMEParams() { return require("internal/mime").MIMEParams; },
   isArray: Array.isArray,
   isBoolean: deprecatedIs("isBoolean", (v) => typeof v === "boolean"),
   isBuffer: deprecatedIs("isBuffer", (v) => typedArrayName(v) === "Uint8Array" && isBufferName(v, constructorName(v))),
