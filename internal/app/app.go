@@ -111,6 +111,10 @@ type Options struct {
 	// TrustLog replaces the trust gate's logger (for `podcode trust`, which
 	// lists what the gate was asked about rather than warning about it).
 	TrustLog *slog.Logger
+	// PluginAPI makes, before the plugins load, what answers opencode
+	// plugins' client while they start (package opencodeapi, without an
+	// agent yet); nil: it answers 503 until SetPluginAPI.
+	PluginAPI func(a *App) http.Handler
 	// Hooks registers Go lifecycle handlers, such as an embedding program's
 	// own, on the dispatcher before anything runs.
 	Hooks func(d *plugin.Dispatcher) error
@@ -203,6 +207,9 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 		return nil, err
 	}
 	a.execGuard.Store(boot)
+	if o.PluginAPI != nil {
+		a.SetPluginAPI(o.PluginAPI(a))
+	}
 	a.Plugins, err = jsplugin.Load(ctx, jsplugin.Options{Cwd: cwd, Config: jsCfg, Logger: log, Bus: a.Bus,
 		Bundler: jsplugin.NewBundler(cache), BootTimeout: o.BootTimeout, JobLimit: o.JobLimit, Trust: a.Trust.Allow,
 		Exec: a.pluginExec, API: a.PluginAPI})

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
@@ -40,6 +41,9 @@ type Project struct {
 	// never ran `podcode trust` would; by default the project is trusted,
 	// as the tests' own fixtures are.
 	Untrusted bool
+	// PluginAPI is app.Options.PluginAPI: what answers opencode plugins'
+	// client while they start.
+	PluginAPI func(a *app.App) http.Handler
 }
 
 // Logs keeps log records; see logtest.Logs.
@@ -111,7 +115,8 @@ func BootDir(t testing.TB, dir string, p Project) (*app.App, *Logs) {
 		claudeDir = "-" // nothing from the real user's ~/.claude
 	}
 	a, err := app.Boot(context.Background(), dir, app.Options{Logger: logs.Logger(), BundleCache: "-", ClaudeDir: claudeDir,
-		HookTimeout: p.HookTimeout, JobLimit: p.JobLimit, BootTimeout: p.BootTimeout, UserDir: p.UserDir, DataDir: p.DataDir, Hooks: p.Hooks, TrustAll: !p.Untrusted})
+		HookTimeout: p.HookTimeout, JobLimit: p.JobLimit, BootTimeout: p.BootTimeout, UserDir: p.UserDir, DataDir: p.DataDir, Hooks: p.Hooks, TrustAll: !p.Untrusted,
+		PluginAPI: p.PluginAPI})
 	if err != nil {
 		t.Fatal(err)
 	}

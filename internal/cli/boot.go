@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/opencodeapi"
 )
 
 // booted boots Podcode in the current directory exactly as the server
@@ -37,6 +39,9 @@ func bootedWith(ctx context.Context, o app.Options, fn func(a *app.App) error) e
 	cwd, err := os.Getwd()
 	if err != nil {
 		return err
+	}
+	if o.PluginAPI == nil {
+		o.PluginAPI = func(a *app.App) http.Handler { return opencodeapi.New(a, nil) }
 	}
 	a, err := app.Boot(ctx, cwd, o)
 	if err != nil {

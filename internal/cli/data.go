@@ -110,6 +110,6 @@ func sandboxLine(s sandbox.Support) (string, bool) {
 // turns.
 func newAgent(a *app.App, st *store.Store) *agent.Agent {
 	ag := agent.New(a, st)
-	a.SetPluginAPI(opencodeapi.New(ag))
+	a.SetPluginAPI(opencodeapi.New(a, ag))
 	return ag
 }

@@ -22,7 +22,7 @@ import (
 
 // bundleFormat changes whenever the way bundles are built changes, so that
 // cached bundles from an older Podcode are not reused.
-const bundleFormat = "podcode-bundle-6"
+const bundleFormat = "podcode-bundle-7"
 
 // A bundle is one CommonJS script made by esbuild: a plugin's own code (its
 // files, TypeScript included, with the npm packages it imports left as
@@ -414,7 +414,7 @@ func (b *Bundler) buildOnce(key string, opts api.BuildOptions) (*bundle, error) 
 	// resource management
 	// using declarations and import.meta neither ("import.meta" becomes an
 	// empty object, as esbuild does for CommonJS).
-	opts.Supported = map[string]bool{"async-generator": false, "for-await": false, "using": false, "import-meta": false}
+	opts.Supported = map[string]bool{"async-generator": false, "for-await": false, "using": false, "import-meta": false, "dynamic-import": false}
 	opts.Define = map[string]string{"import.meta": importMeta}
 	var loaded loadedFiles
 	opts.Plugins = append([]api.Plugin{b.bounded(&loaded)}, opts.Plugins...)

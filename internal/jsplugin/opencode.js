@@ -251,7 +251,9 @@
       if (!hooks || typeof hooks !== "object") continue;
       for (const k of Object.keys(hooks)) {
         if (!MAPPED.includes(k)) {
-          if (!unsupported.includes(k)) unsupported.push(k);
+          // a hook is a function: other values are not hooks (an exported
+          // helper called as a plugin function may return anything)
+          if (typeof hooks[k] === "function" && !unsupported.includes(k)) unsupported.push(k);
           continue;
         }
         (byHook[k] = byHook[k] || []).push(hooks[k]);

@@ -1,9 +1,15 @@
 // Package opencodeapi serves, in process, the part of opencode's server API
 // that the SDK client of its plugins calls (ctx.client: @opencode-ai/sdk's
-// routes), over Podcode's agent and store. A plugin's client.session.get,
-// client.app.log or client.tui.showToast is a request to Handler, made by
-// the plugin runtime without a socket; it acts for the default tenant, the
-// server's own, whose plugins they are.
+// routes), over Podcode's app, agent and store. A plugin's
+// client.session.get, client.app.log or client.tui.showToast is a request
+// to Handler, made by the plugin runtime without a socket; it acts for the
+// default tenant, the server's own, whose plugins they are.
+//
+// Plugins start before the agent exists (their server() runs in app.Boot):
+// the routes of the app (health, log, toast, config, providers, paths,
+// project, agents, commands) answer from then on (app.Options.PluginAPI);
+// those of the sessions answer 503 until the command that runs turns
+// installs the Handler with its agent (New(a, ag), App.SetPluginAPI).
 //
 // The routes (opencode's paths and shapes, see package opencode):
 //
@@ -39,6 +45,7 @@ import (
 	"strings"
 
 	"github.com/podcode/podcode/internal/agent"
+	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/jsplugin"
 	"github.com/podcode/podcode/internal/opencode"
@@ -49,28 +56,29 @@ import (
 // maxBody bounds a request's body.
 const maxBody = 4 << 20
 
-// Handler is the API over ag.
+// Handler is the API over an app and, once there is one, its agent.
 type Handler struct {
-	ag      *agent.Agent
+	app     *app.App
+	ag      *agent.Agent // nil: the session routes answer 503
 	project opencode.Project
 	mux     *http.ServeMux
 }
 
-// New returns the API over ag.
-func New(ag *agent.Agent) *Handler {
-	h := &Handler{ag: ag, project: opencode.ProjectAt(ag.App.Cwd)}
+// New returns the API over a and ag; ag may be nil (see the package doc).
+func New(a *app.App, ag *agent.Agent) *Handler {
+	h := &Handler{app: a, ag: ag, project: opencode.ProjectAt(a.Cwd)}
 	m := http.NewServeMux()
 	m.HandleFunc("GET /global/health", h.health)
 	m.HandleFunc("POST /log", h.log)
 	m.HandleFunc("POST /tui/show-toast", h.toast)
-	m.HandleFunc("GET /session", h.sessions)
-	m.HandleFunc("POST /session", h.create)
-	m.HandleFunc("GET /session/{id}", h.session)
-	m.HandleFunc("DELETE /session/{id}", h.delete)
-	m.HandleFunc("GET /session/{id}/message", h.messages)
-	m.HandleFunc("POST /session/{id}/message", h.prompt)
-	m.HandleFunc("POST /session/{id}/prompt_async", h.promptAsync)
-	m.HandleFunc("POST /session/{id}/abort", h.abort)
+	m.HandleFunc("GET /session", h.withAgent(h.sessions))
+	m.HandleFunc("POST /session", h.withAgent(h.create))
+	m.HandleFunc("GET /session/{id}", h.withAgent(h.session))
+	m.HandleFunc("DELETE /session/{id}", h.withAgent(h.delete))
+	m.HandleFunc("GET /session/{id}/message", h.withAgent(h.messages))
+	m.HandleFunc("POST /session/{id}/message", h.withAgent(h.prompt))
+	m.HandleFunc("POST /session/{id}/prompt_async", h.withAgent(h.promptAsync))
+	m.HandleFunc("POST /session/{id}/abort", h.withAgent(h.abort))
 	m.HandleFunc("GET /config", h.config)
 	m.HandleFunc("GET /config/providers", h.configProviders)
 	m.HandleFunc("GET /provider", h.providers)
@@ -82,6 +90,17 @@ func New(ag *agent.Agent) *Handler {
 	m.HandleFunc("/", h.notFound)
 	h.mux = m
 	return h
+}
+
+// withAgent answers 503 while there is no agent.
+func (h *Handler) withAgent(fn http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if h.ag == nil {
+			fail(w, http.StatusServiceUnavailable, "UnavailableError", "the server's sessions are not open yet (they are once the server runs turns)")
+			return
+		}
+		fn(w, r)
+	}
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -135,7 +154,7 @@ func (h *Handler) health(w http.ResponseWriter, r *http.Request) {
 
 // pluginLog is the server's log with the calling plugin's id.
 func (h *Handler) pluginLog(ctx context.Context) *slog.Logger {
-	l := h.ag.App.Log
+	l := h.app.Log
 	if id := jsplugin.CallerFrom(ctx); id != "" {
 		l = l.With("plugin", id)
 	}
@@ -189,7 +208,7 @@ func (h *Handler) toast(w http.ResponseWriter, r *http.Request) {
 	if body.Title != "" {
 		props["title"] = body.Title
 	}
-	h.ag.App.Bus.PublishFor(store.DefaultTenant, opencode.ToastShown, props)
+	h.app.Bus.PublishFor(store.DefaultTenant, opencode.ToastShown, props)
 	reply(w, http.StatusOK, true)
 }
 
@@ -339,9 +358,9 @@ func (h *Handler) abort(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) config(w http.ResponseWriter, r *http.Request) {
-	cfg := h.ag.App.Config
+	cfg := h.app.Config
 	out := map[string]any{"$schema": "https://opencode.ai/config.json", "plugin": cfg.Plugin, "permission": cfg.Permission}
-	if m, err := h.ag.App.Models.Default(); err == nil {
+	if m, err := h.app.Models.Default(); err == nil {
 		out["model"] = m.ProviderID + "/" + m.ModelID
 	}
 	reply(w, http.StatusOK, out)
@@ -353,8 +372,8 @@ func (h *Handler) providerList() ([]map[string]any, map[string]string) {
 	byProvider := map[string]map[string]any{}
 	var order []string
 	def := map[string]string{}
-	for _, name := range h.ag.App.Models.Names() {
-		m, err := h.ag.App.Models.Lookup(name)
+	for _, name := range h.app.Models.Names() {
+		m, err := h.app.Models.Lookup(name)
 		if err != nil {
 			continue
 		}

@@ -43,7 +43,7 @@ func wrap(t testing.TB, a *app.App, logs *apptest.Logs) *env {
 	}
 	t.Cleanup(func() { st.Close() })
 	ag := agent.New(a, st)
-	a.SetPluginAPI(opencodeapi.New(ag))
+	a.SetPluginAPI(opencodeapi.New(a, ag))
 	return &env{a: a, ag: ag, logs: logs}
 }
 
@@ -173,16 +173,26 @@ func TestClientInProcess(t *testing.T) {
 	}
 }
 
-// Before the server's sessions are open (the API not set), the client
-// answers 503, without blocking the plugin.
+// While plugins start, before the server's sessions are open, the client
+// answers the app's routes (health, log) and 503 for the sessions',
+// without blocking the plugin; with no API at all (a command that set
+// none), everything is 503.
 func TestClientBeforeTheServerRuns(t *testing.T) {
-	a, _ := apptest.Boot(t, apptest.Project{Files: map[string]string{".opencode/plugin/early.js": `export const Early = async ({ client }) => {
+	const early = `export const Early = async ({ client }) => {
   const r = await client.session.list()
-  return { tool: { early: { description: "", args: {}, execute: async () => r.error.name + " " + r.response.status } } }
-}`}})
+  const h = await client.global.health()
+  return { tool: { early: { description: "", args: {}, execute: async () => r.error.name + " " + r.response.status + " " + (h.data ? h.data.healthy : h.error.name) } } }
+}`
+	a, _ := apptest.Boot(t, apptest.Project{Files: map[string]string{".opencode/plugin/early.js": early},
+		PluginAPI: func(a *app.App) http.Handler { return opencodeapi.New(a, nil) }})
 	res, _, err := a.Runner.CallTool(context.Background(), tool.Call{}, "early", map[string]any{})
-	if err != nil || res.Output != "UnavailableError 503" {
+	if err != nil || res.Output != "UnavailableError 503 true" {
 		t.Errorf("early: %+v %v", res, err)
+	}
+	a, _ = apptest.Boot(t, apptest.Project{Files: map[string]string{".opencode/plugin/early.js": early}})
+	res, _, err = a.Runner.CallTool(context.Background(), tool.Call{}, "early", map[string]any{})
+	if err != nil || res.Output != "UnavailableError 503 UnavailableError" {
+		t.Errorf("early, no API: %+v %v", res, err)
 	}
 }
 
@@ -207,7 +217,7 @@ func FuzzRequest(f *testing.F) {
 			return // a turn: not what this target is about
 		}
 		rec := httptest.NewRecorder()
-		opencodeapi.New(e.ag).ServeHTTP(rec, req)
+		opencodeapi.New(e.a, e.ag).ServeHTTP(rec, req)
 		if rec.Code/100 == 3 {
 			return // the mux's redirect to the cleaned path
 		}

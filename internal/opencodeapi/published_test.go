@@ -14,8 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/apptest"
 	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/opencodeapi"
 	"github.com/podcode/podcode/internal/version"
 )
 
@@ -30,16 +32,20 @@ import (
 // published boots a project (a git repository, as a user's would be)
 // whose podcode.json names the npm packages plugins, with node_modules
 // from testdata, a HOME of its own, and bin first on PATH.
-func published(t *testing.T, plugins []string, files map[string]string, env map[string]string) (*env, string, string) {
+func published(t *testing.T, plugins []string, files map[string]string, env map[string]string, prepare ...func(home, bin string)) (*env, string, string) {
 	t.Helper()
 	apptest.RequireNodeModules(t, "testdata", plugins...)
 	home := t.TempDir()
 	bin := t.TempDir()
+	for _, f := range prepare {
+		f(home, bin)
+	}
 	e := map[string]string{"HOME": home, "PATH": bin + ":" + os.Getenv("PATH"), "XDG_CONFIG_HOME": filepath.Join(home, ".config")}
 	for k, v := range env {
 		e[k] = v
 	}
-	p := apptest.Project{Plugins: plugins, Files: files, Env: e}
+	p := apptest.Project{Plugins: plugins, Files: files, Env: e,
+		PluginAPI: func(a *app.App) http.Handler { return opencodeapi.New(a, nil) }}
 	dir := apptest.Dir(t, p)
 	modules, err := filepath.Abs(filepath.Join("testdata", "node_modules"))
 	if err != nil {
@@ -154,8 +160,16 @@ func TestPublishedCCSafetyNet(t *testing.T) {
 // under ~/.wakatime (fs sync calls, an md5 of the folder).
 func TestPublishedWakatime(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "cli.log")
-	e, home, bin := published(t, []string{"opencode-wakatime"}, map[string]string{"README.md": "# hello\n"}, nil)
-	fakeProgram(t, bin, "wakatime-cli", log, "cat > /dev/null")
+	e, home, _ := published(t, []string{"opencode-wakatime"}, map[string]string{"README.md": "# hello\n"}, nil, func(home, bin string) {
+		fakeProgram(t, bin, "wakatime-cli", log, "cat > /dev/null")
+		os.WriteFile(filepath.Join(home, ".wakatime.cfg"), []byte("[settings]\ndebug = true\n"), 0o644)
+	})
+	defer func() {
+		if t.Failed() {
+			data, _ := os.ReadFile(filepath.Join(home, ".wakatime", "opencode.log"))
+			t.Logf("the plugin's log:\n%s\nthe server's:\n%s", data, strings.Join(e.logs.Lines(), "\n"))
+		}
+	}()
 	id := e.session(t)
 	r := toolResult(e.turn(t, id, `/tool read {"path": "README.md"}`).Messages)
 	if r == nil || r.IsError {
