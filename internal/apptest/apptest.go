@@ -6,8 +6,8 @@ package apptest
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"net/http"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
