@@ -167,7 +167,7 @@ export default { id: "reader", server: () => ({
 	srv, session := trustedUnderLimit(t, dir)
 	for pattern, want := range map[string]string{
 		"zero": "refused: readFile: /dev/zero: not a regular file",
-		"huge": "refused: readFile: " + filepath.Join(dir, "huge.bin") + " is larger than",
+		"huge": "refused: readFile: huge.bin is larger than", // as the plugin named it, as Node does
 	} {
 		out, err := srv.turn(session, fmt.Sprintf(`/tool glob {"pattern": %q}`, pattern))
 		if err != nil {

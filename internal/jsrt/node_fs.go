@@ -205,6 +205,7 @@ func fsReadFile(r *Runtime, args []goja.Value) (fsWork, error) {
 	if fd, ok := target.Export().(int64); ok {
 		f, err := r.fdFile(fd)
 		if err != nil {
+			err.(*SysError).Syscall = "read"
 			return fsWork{}, err
 		}
 		return fsWork{read: true, convert: conv, run: func() (any, error) {
@@ -465,7 +466,7 @@ func fsRm(r *Runtime, args []goja.Value) (fsWork, error) {
 		}
 		if st.IsDir() {
 			if !recursive {
-				return nil, &rmDirError{path: path}
+				return nil, &rmDirError{path: shown}
 			}
 			return goja.Undefined(), sysErr("rm", shown, os.RemoveAll(path))
 		}

@@ -33,7 +33,7 @@ function toCwd(cwd) {
   if (cwd === undefined || cwd === null) return process.cwd();
   if (typeof cwd === "string") return require("path").resolve(cwd);
   if (cwd && typeof cwd.href === "string") return require("url").fileURLToPath(cwd);
-  throw errors.invalidArgType("options.cwd", "of type string or an instance of URL", cwd);
+  throw errors.invalidArgType("options.cwd", "string or an instance of URL", cwd);
 }
 
 function toEnv(env) {

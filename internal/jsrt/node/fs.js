@@ -35,7 +35,7 @@ function toPath(p, name) {
   if (p && typeof p === "object" && typeof p.href === "string" && typeof p.protocol === "string") {
     return require("url").fileURLToPath(p);
   }
-  throw errors.invalidArgType(name, "of type string or an instance of Buffer or URL", p);
+  throw errors.invalidArgType(name, "string or an instance of Buffer or URL", p);
 }
 
 // A descriptor or a path, for the calls that take either.
@@ -53,7 +53,7 @@ function checkFd(fd) {
 function options(o, defaults) {
   if (o === undefined || o === null || typeof o === "function") return defaults;
   if (typeof o === "string") return Object.assign({}, defaults, { encoding: o });
-  if (typeof o !== "object") throw errors.invalidArgType("options", "of type string or an instance of Object", o);
+  if (typeof o !== "object") throw errors.invalidArgType("options", "string or an instance of Object", o);
   return Object.assign({}, defaults, o);
 }
 
@@ -98,7 +98,7 @@ function toData(data, encoding) {
     return isUtf8(e) ? data : Buffer_().from(data, e);
   }
   if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  throw errors.invalidArgType("data", "of type string or an instance of Buffer, TypedArray, or DataView", data);
+  throw errors.invalidArgType("data", "string or an instance of Buffer, TypedArray, or DataView", data);
 }
 
 // decode turns what the Go half read (an ArrayBuffer, or a string when
@@ -258,7 +258,7 @@ function toSeconds(t) {
   if (t instanceof Date) return t.getTime() / 1000;
   if (typeof t === "string" && t !== "" && !Number.isNaN(Number(t))) return Number(t);
   if (typeof t === "number") return t;
-  throw errors.invalidArgType("time", "of type number or an instance of Date", t);
+  throw errors.invalidArgType("time", "number or an instance of Date", t);
 }
 
 // readdirRecursive lists a folder and everything under it, as Node's

@@ -8,7 +8,9 @@
 function inspectShort(v) {
   if (typeof v === "string") {
     const q = v.includes("'") ? (v.includes('"') ? "`" : '"') : "'";
-    return q + v.replace(/\n/g, "\\n") + q;
+    // control characters escaped as util.inspect escapes them
+    const named = { "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r" };
+    return q + v.replace(/[\x00-\x1f\x7f]/g, (c) => named[c] || "\\x" + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")) + q;
   }
   if (typeof v === "bigint") return v + "n";
   if (typeof v === "symbol") return v.toString();
@@ -77,7 +79,7 @@ function article(type) {
 function invalidArgType(name, expected, value) {
   // "The last argument must be…" names itself; other names are quoted
   const subject = name.endsWith(" argument") ? name : '"' + name + '" ' + (name.includes(".") ? "property" : "argument");
-  const kind = /^[a-z]/.test(expected) && !expected.startsWith("an instance") ? "of type " : "";
+  const kind = /^[a-z]/.test(expected) && !/^(an instance|of type |one of )/.test(expected) ? "of type " : "";
   return codedTypeError("ERR_INVALID_ARG_TYPE", "The " + subject + " must be " + kind + expected + "." + received(value));
 }
 
