@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/podcode/podcode/internal/apptest"
 	"github.com/podcode/podcode/internal/jsplugin"
@@ -74,7 +75,8 @@ const manyRefs = `export default {
 // A tool result is exported within jsrt.MaxExportBytes of strings, each
 // reference to a string counted: past it, the call fails with the reason.
 func TestToolResultPastTheExportBytesFails(t *testing.T) {
-	a, _ := apptest.Boot(t, apptest.Project{Files: map[string]string{"refs.js": manyRefs}, Plugins: []string{"./refs.js"}})
+	// building the strings is one job: a loaded machine must not make it a spin
+	a, _ := apptest.Boot(t, apptest.Project{Files: map[string]string{"refs.js": manyRefs}, Plugins: []string{"./refs.js"}, JobLimit: 2 * time.Minute})
 	def, ok := a.Tools.Get("many_refs")
 	if !ok {
 		t.Fatal("no tool many_refs")

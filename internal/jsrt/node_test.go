@@ -148,7 +148,9 @@ func runPodcodeScript(t *testing.T, src string, opts ...func(*Options)) []string
 		env[k] = v
 	}
 	out := &consoleLines{}
-	o := Options{Name: "node-compat", Logger: slog.New(out), Cwd: dir, Env: env, MemoryLimit: 256 << 20,
+	// A script's jobs load modules and run what they test: a loaded machine
+	// (the race detector, other packages' tests) must not make them spins.
+	o := Options{Name: "node-compat", Logger: slog.New(out), Cwd: dir, Env: env, MemoryLimit: 256 << 20, JobLimit: 2 * time.Minute,
 		Exec: func(_ context.Context, req ExecRequest) (*ExecApproval, error) {
 			return &ExecApproval{Cmd: req.Cmd()}, nil
 		}}
