@@ -271,6 +271,10 @@ func FuzzZlibDecompress(f *testing.F) {
 		if rerr != nil {
 			return
 		}
+		var ze *zlibError
+		if errors.As(err, &ze) && ze.msg == "unknown header flags set" {
+			return // zlib refuses gzip's reserved flags, which Go ignores
+		}
 		want, rerr := io.ReadAll(io.LimitReader(ref, o.limit+1))
 		if rerr != nil || int64(len(want)) > o.limit {
 			return
