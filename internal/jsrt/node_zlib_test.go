@@ -117,8 +117,8 @@ func TestZlibStops(t *testing.T) {
 	}
 }
 
-// A minimal node:stream Transform, for the zlib streams' tests: node:stream
-// is another module's.
+// A minimal node:stream Transform, enough for the zlib streams to run in
+// these tests without node:stream.
 const fakeStream = `({
 	Transform: class Transform {
 		constructor(opts) { this.chunks = []; this.listeners = {}; this.destroyed = false; }
@@ -270,6 +270,10 @@ func FuzzZlibDecompress(f *testing.F) {
 		}
 		if rerr != nil {
 			return
+		}
+		var ze *zlibError
+		if errors.As(err, &ze) && ze.msg == "unknown header flags set" {
+			return // zlib refuses gzip's reserved flags, which Go ignores
 		}
 		want, rerr := io.ReadAll(io.LimitReader(ref, o.limit+1))
 		if rerr != nil || int64(len(want)) > o.limit {

@@ -33,10 +33,10 @@ t("pbkdf2 bad args first", () => crypto.pbkdf2("p", "s", 0, 10, "sha1"));
   t("pbkdf2 callback no digest", () => crypto.pbkdf2("password", "salt", 1, 32, () => {}));
 }
 
-t("scrypt", () => crypto.scryptSync("password", "salt", 32));
+t("scrypt", () => crypto.scryptSync("password", "salt", 32, { N: 1024 }));
 t("scrypt small", () => crypto.scryptSync("p", "s", 16, { N: 16, r: 1, p: 1 }));
 t("scrypt aliases", () => crypto.scryptSync("p", "s", 16, { cost: 16, blockSize: 2, parallelization: 3 }));
-t("scrypt zeros are defaults", () => crypto.scryptSync("p", "s", 8, { N: 0, r: 0, p: 0, maxmem: 0 }));
+t("scrypt zeros are defaults", () => crypto.scryptSync("p", "s", 8, { N: 16, r: 0, p: 0, maxmem: 0 }));
 t("scrypt keylen 0", () => crypto.scryptSync("p", "s", 0));
 t("scrypt N too big", () => crypto.scryptSync("p", "s", 16, { N: 2 ** 20 }));
 t("scrypt N not power", () => crypto.scryptSync("p", "s", 16, { N: 3 }));
@@ -44,11 +44,11 @@ t("scrypt N 1", () => crypto.scryptSync("p", "s", 16, { N: 1 }));
 t("scrypt maxmem", () => crypto.scryptSync("p", "s", 16, { maxmem: 1000 }));
 t("scrypt maxmem big", () => crypto.scryptSync("p", "s", 16, { N: 2 ** 10, r: 2, p: 1, maxmem: 256 << 20 }));
 t("scrypt N and cost", () => crypto.scryptSync("p", "s", 16, { N: 16, cost: 16 }));
-t("scrypt r and blockSize", () => crypto.scryptSync("p", "s", 16, { r: 1, blockSize: 1 }));
+t("scrypt r and blockSize", () => crypto.scryptSync("p", "s", 16, { N: 16, r: 1, blockSize: 1 }));
 t("scrypt bad N", () => crypto.scryptSync("p", "s", 16, { N: -1 }));
 t("scrypt bad N type", () => crypto.scryptSync("p", "s", 16, { N: "16" }));
 t("scrypt bad maxmem", () => crypto.scryptSync("p", "s", 16, { maxmem: -1 }));
-t("scrypt unknown option", () => crypto.scryptSync("p", "s", 16, { foo: 1 }).length);
+t("scrypt unknown option", () => crypto.scryptSync("p", "s", 16, { N: 16, foo: 1 }).length);
 t("scrypt keylen -1", () => crypto.scryptSync("p", "s", -1));
 t("scrypt bad password", () => crypto.scryptSync({}, "s", 16));
 t("scrypt no callback", () => crypto.scrypt("p", "s", 16));
