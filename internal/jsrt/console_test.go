@@ -54,6 +54,8 @@ func TestConsoleTimersTraceAndWarnings(t *testing.T) {
 			console.time(); console.time(); console.timeEnd();
 			console.countReset("never");
 			console.trace("traced %d", 7);
+			console.trace("two\nlines");
+			console.trace();
 			console.assert(1 === 2, "%s failed", "check");
 			console.assert(false);
 			console.error(new Map([[1, { deep: { deeper: { deepest: 1 } } }]]));
@@ -71,6 +73,8 @@ func TestConsoleTimersTraceAndWarnings(t *testing.T) {
 		`level=INFO msg="default: \d+(\.\d+)?ms"`,
 		`level=WARN msg="\(node\) Warning: Count for 'never' does not exist"`,
 		`level=DEBUG msg="Trace: traced 7\\n    at `,
+		`level=DEBUG msg="Trace: two\\nlines\\n    at `,
+		`level=DEBUG msg="Trace\\n    at `,
 		`level=WARN msg="Assertion failed: check failed"`,
 		`level=WARN msg="Assertion failed"`,
 		`level=ERROR msg="Map\(1\) \{ 1 => \{ deep: \{ deeper: \[Object\] \} \} \}"`,

@@ -73,9 +73,10 @@
     error: (...args) => print("error", args),
     trace: (...args) => {
       if (!host.logEnabled("debug")) return;
-      const e = new Error(fmt(args));
-      const stack = String(e.stack).split("\n").slice(2).map((l) => l.replace(/^\tat /, "    at ")).join("\n");
-      write("debug", "Trace" + (args.length ? ": " + e.message : "") + (stack ? "\n" + stack : ""));
+      // the caller's frames: the stack of an Error without a message, less
+      // its first line and this function's frame
+      const frames = String(new Error().stack).split("\n").slice(2).map((l) => l.replace(/^\tat /, "    at ")).join("\n");
+      write("debug", "Trace" + (args.length ? ": " + fmt(args) : "") + (frames ? "\n" + frames : ""));
     },
     dir: (obj, options) => {
       if (util === undefined) util = host.require("util");

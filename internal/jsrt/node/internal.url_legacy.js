@@ -321,6 +321,8 @@ Url.prototype.resolveObject = function resolveObject(relative) {
     }
     result.host = "";
     if (relative.protocol) {
+      // a reference with the protocol brings its own auth, or none
+      result.auth = null;
       relative.hostname = null;
       relative.port = null;
       if (relative.host) {

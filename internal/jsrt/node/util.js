@@ -4,8 +4,8 @@
 // stripVTControlCharacters, getSystemErrorName/Map, debuglog, MIMEType
 // and the old is* checks. It differs from Node where goja cannot see what V8 can:
 // Map and Set iterators and WeakMap/WeakSet contents are not previewed;
-// a typed array longer than 10000 elements shows no extra own
-// properties; with showHidden a function shows goja's own properties
+// an array or typed array longer than 10000 elements shows no extra
+// string-keyed properties; with showHidden a function shows goja's own properties
 // (V8 adds arguments and caller); and an error's stack is goja's (its
 // "\tat" lines shown as Node's "    at").
 "use strict";
@@ -266,7 +266,11 @@ function ownKeys(v, showHidden) {
   }
   return keys;
 }
+// nonIndexKeys are an array's (or typed array's) other properties. Past
+// 10000 elements only its symbols are looked for: listing its string
+// keys would make a string of every index.
 function nonIndexKeys(v, showHidden) {
+  if (v.length > 10000) return Object.getOwnPropertySymbols(v).filter((s) => showHidden || Object.prototype.propertyIsEnumerable.call(v, s));
   const keys = ownKeys(v, showHidden);
   // the indices come first, in order: without holes, they are the first
   // length keys
@@ -431,7 +435,7 @@ function formatBuffer(ctx, v, ctor) {
   const max = 50; // buffer.INSPECT_MAX_BYTES
   let s = hexBytes(v, max);
   if (v.length > max) s += " ... " + (v.length - max) + " more byte" + (v.length - max > 1 ? "s" : "");
-  const extra = v.length > 10000 ? [] : nonIndexKeys(v, ctx.showHidden);
+  const extra = nonIndexKeys(v, ctx.showHidden);
   if (extra.length > 0) {
     const o = Object.create(null);
     for (const k of extra) o[k] = v[k];
@@ -614,7 +618,7 @@ function formatRaw(ctx, v, depth, typedArray) {
       braces = [p + "{", "}"];
     } else if ((ta = typedArrayName(v)) !== undefined) {
       const length = typedArrayLength.call(v);
-      keys = length > 10000 ? [] : nonIndexKeys(v, ctx.showHidden);
+      keys = nonIndexKeys(v, ctx.showHidden);
       if (ctor !== null && ta === "Uint8Array" && isBufferName(v, ctor) && !ctx.showHidden) {
         return formatBuffer(ctx, v, ctor);
       }

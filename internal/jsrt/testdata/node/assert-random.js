@@ -32,7 +32,7 @@ function mutate(v, depth) {
   return v;
 }
 const show = (e) => (e ? JSON.stringify([e.code, e.operator, e.generatedMessage, e.message]) : "ok");
-for (let i = 0; i < 150; i++) {
+for (let i = 0; i < 60; i++) {
   const a = value(3);
   const b = mutate(a, 3);
   const res = [];

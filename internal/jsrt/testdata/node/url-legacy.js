@@ -35,3 +35,8 @@ console.log(url.resolve("/one/two/three", "four"), url.resolve("http://example.c
   url.resolve("http://h/a/b", ""), url.resolve("http://u:p@h/a", "//other/x"), url.resolve("a/b", "../../../c"), url.resolve("http://h", "x"), url.resolve("file:///a/b", "../c"));
 const ro = url.resolveObject("http://a/b/c", "../d?x#y");
 console.log(inspect(ro));
+for (const [a, b] of [["mailto:u:p@x/y", "mailto:z"], ["mailto:u:p@x/y", "z"], ["mailto:u:p@x/y", "?q"], ["foo://u:p@x/y", "../z"], ["foo://u:p@x/y", "/z"], ["mailto:u:p@x/y", "mailto:?q"],
+  ["mailto:u:p@x/y", "mailto:"], ["mailto:a@b", "mailto:c@d"], ["http://u:p@x/y", "http:z"], ["http://u:p@x/y", "http:"], ["foo://u:p@x/y", "foo://h/x"]]) {
+  const r = url.parse(a, false, true).resolveObject(b);
+  console.log(JSON.stringify([a, b, r.auth, r.host, r.pathname, r.href]));
+}

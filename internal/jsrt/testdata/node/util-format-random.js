@@ -9,7 +9,7 @@ const pieces = ["%s", "%d", "%i", "%f", "%j", "%o", "%O", "%c", "%%", "%", "%x",
 const args = [0, -0, 1.5, -42, 1e21, NaN, "str", "", "12px", "0x1A", true, null, undefined, 5n, Symbol("s"), [1, [2, [3, [4]]]], { a: { b: { c: { d: 1 } } } },
   new Map([[1, 2]]), new Set(["x"]), new Date(0), /re/g, () => 1, new Error("e"), Object.create(null), { toString() { return "TS"; } }];
 args[22].stack = "Error: e\n    at x (y.js:1:1)";
-for (let i = 0; i < 300; i++) {
+for (let i = 0; i < 150; i++) {
   const first = rnd() < 0.8 ? Array.from({ length: Math.floor(rnd() * 5) }, () => pick(pieces)).join("") : pick(args);
   const rest = Array.from({ length: Math.floor(rnd() * 4) }, () => pick(args));
   let out;

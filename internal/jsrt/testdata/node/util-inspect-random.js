@@ -33,7 +33,7 @@ function value(depth) {
   for (let i = Math.floor(rnd() * 5); i > 0; i--) s.add(value(depth - 1));
   return s;
 }
-for (let i = 0; i < 200; i++) {
+for (let i = 0; i < 80; i++) {
   const v = value(4);
   const opts = pick([undefined, { depth: 0 }, { depth: 4 }, { compact: false }, { compact: 1 }, { compact: true }, { breakLength: 40 }, { breakLength: Infinity },
     { sorted: true }, { maxArrayLength: 3 }, { maxStringLength: 5 }, { depth: null, breakLength: 120 }]);

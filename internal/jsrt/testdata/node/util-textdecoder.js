@@ -8,7 +8,7 @@ for (const b of [[], [0x61], [0xe2, 0x82, 0xac], [0xe2, 0x82], [0xc3, 0xc3], [0x
 let seed = 31;
 const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
 const interesting = [0x00, 0x41, 0x7f, 0x80, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xe1, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0x9f, 0xa0, 0x8f, 0x90];
-for (let i = 0; i < 200; i++) show(Array.from({ length: Math.floor(rnd() * 7) }, () => interesting[Math.floor(rnd() * interesting.length)]));
+for (let i = 0; i < 120; i++) show(Array.from({ length: Math.floor(rnd() * 7) }, () => interesting[Math.floor(rnd() * interesting.length)]));
 console.log(JSON.stringify(new TextDecoder("utf-8", { ignoreBOM: true }).decode(new Uint8Array([0xef, 0xbb, 0xbf, 0x61]))));
 const fatal = new TextDecoder("utf8", { fatal: true });
 console.log(fatal.fatal, fatal.ignoreBOM, d.fatal, fatal.encoding, fatal.decode(new Uint8Array([0x61, 0x62])));
