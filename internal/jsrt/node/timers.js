@@ -83,6 +83,9 @@ const promises = {
   },
 };
 
+// util.promisify(setImmediate) is timers/promises' setImmediate, as in Node.
+Object.defineProperty(setImmediate, Symbol.for("nodejs.util.promisify.custom"), { value: promises.setImmediate, enumerable: false });
+
 module.exports = {
   setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout,
   setInterval: globalThis.setInterval, clearInterval: globalThis.clearInterval,

@@ -40,3 +40,5 @@ await tp.setTimeout(30);
 console.log("refreshed before due:", refreshed);
 await tp.setTimeout(250);
 console.log("after:", refreshed);
+const util = require("node:util");
+console.log(await util.promisify(setImmediate)("imm-promisified"), await util.promisify(setTimeout)(1, "to-promisified"));
