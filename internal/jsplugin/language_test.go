@@ -88,3 +88,25 @@ func TestUnavailableAPINamedAtLoad(t *testing.T) {
 		}
 	}
 }
+
+// An npm package that requires a Node module Podcode does not provide, as
+// the plugin imports it, fails the import with one line naming the
+// module, the package and the plugin's own line that imports it; a
+// package that requires one only when called loads.
+func TestUnavailableModuleOfAPackageNamed(t *testing.T) {
+	a, logs := apptest.Boot(t, apptest.Project{Plugins: []string{"./p.js", "./lazy.js"}, Files: map[string]string{
+		"p.js":                              "const n = 1\nimport x from \"netpkg\"\nexport default { id: \"p\", server: () => ({}) }\n",
+		"lazy.js":                           "import { connect } from \"lazynet\"\nexport default { id: \"lazy\", server: () => ({}) }\n",
+		"node_modules/netpkg/package.json":  `{"name":"netpkg","main":"index.js"}`,
+		"node_modules/netpkg/index.js":      "const net = require(\"net\")\nmodule.exports = net\n",
+		"node_modules/lazynet/package.json": `{"name":"lazynet","main":"index.js"}`,
+		"node_modules/lazynet/index.js":     "exports.connect = () => require(\"net\").connect()\n",
+	}})
+	if got := ids(a.Plugins.Plugins); got != "lazy" {
+		t.Errorf("loaded %q", got)
+	}
+	line := logs.Require(t, "WARN plugin: import failed", "plugin=./p.js", `module "net" is not available to Podcode plugins (npm package "netpkg" requires it, imported at `, "p.js:2:")
+	if strings.Contains(line, "\n") || strings.Contains(line, "GoError") {
+		t.Errorf("not one clean line: %q", line)
+	}
+}

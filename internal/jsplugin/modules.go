@@ -102,6 +102,8 @@ type moduleSystem struct {
 	cache    map[string]goja.Value    // specifier → module.exports
 	require  goja.Value
 	interop  *interop
+	// evaluating are the packages being evaluated, the innermost last
+	evaluating []string
 }
 
 func newModuleSystem(rt *jsrt.Runtime, vm *goja.Runtime, packages map[string]*goja.Program) *moduleSystem {
@@ -109,7 +111,13 @@ func newModuleSystem(rt *jsrt.Runtime, vm *goja.Runtime, packages map[string]*go
 	m.require = vm.ToValue(func(call goja.FunctionCall) goja.Value {
 		spec := call.Argument(0).String()
 		v, err := m.load(spec)
-		if err != nil {
+		var ex *goja.Exception
+		switch {
+		case errors.Is(err, errUnavailable):
+			panic(rt.OneLineError(m.unavailable(spec)))
+		case errors.As(err, &ex):
+			panic(ex.Value()) // what a package threw as it loaded, as it threw it
+		case err != nil:
 			panic(vm.NewGoError(err))
 		}
 		return v
@@ -141,13 +149,36 @@ func (m *moduleSystem) load(spec string) (goja.Value, error) {
 		if ok || err != nil {
 			return v, err
 		}
-		return nil, fmt.Errorf("module %q is not available to Podcode plugins", spec)
+		return nil, errUnavailable
 	}
 	prg, ok := m.packages[spec]
 	if !ok {
 		return nil, fmt.Errorf("cannot find module %q", spec)
 	}
 	return m.eval(prg, spec)
+}
+
+// errUnavailable is load's error for a Node module the runtime does not
+// provide (the plugin's own imports of one fail at bundling).
+var errUnavailable = errors.New("not available to Podcode plugins")
+
+// unavailable says which Node module a package required that the runtime
+// does not provide, which package, and where the plugin's own code
+// imports it (the first frame of the stack in one of its files).
+func (m *moduleSystem) unavailable(spec string) string {
+	msg := fmt.Sprintf("module %q is not available to Podcode plugins", spec)
+	if n := len(m.evaluating); n > 0 {
+		msg += fmt.Sprintf(" (npm package %q requires it", m.evaluating[n-1])
+		for _, f := range m.vm.CaptureCallStack(0, nil) {
+			if src := f.SrcName(); filepath.IsAbs(src) {
+				pos := f.Position()
+				msg += fmt.Sprintf(", imported at %s:%d:%d", src, pos.Line, pos.Column)
+				break
+			}
+		}
+		msg += ")"
+	}
+	return msg
 }
 
 // evalPlugin starts the plugin's own bundle and returns what its async
@@ -185,7 +216,10 @@ func (m *moduleSystem) eval(prg *goja.Program, spec string) (goja.Value, error) 
 	if spec != "" {
 		m.cache[spec] = exports // a cycle sees the exports so far, as in Node
 	}
-	if _, err := call(goja.Undefined(), module, exports, m.require, m.interop.ns, m.interop.wrap); err != nil {
+	m.evaluating = append(m.evaluating, spec)
+	_, err = call(goja.Undefined(), module, exports, m.require, m.interop.ns, m.interop.wrap)
+	m.evaluating = m.evaluating[:len(m.evaluating)-1]
+	if err != nil {
 		delete(m.cache, spec)
 		return nil, err
 	}

@@ -172,6 +172,19 @@ func (r *Runtime) RangeError(msg string) *goja.Object {
 	return r.vm.NewTypeError(msg)
 }
 
+// OneLineError makes an Error with msg whose stack is msg alone, for a
+// host function to throw (panic with it) when what went wrong is said
+// whole by the message: the log line that reports it stays one line.
+// Loop goroutine only.
+func (r *Runtime) OneLineError(msg string) *goja.Object {
+	o, err := r.host.errorCtor(nil, r.vm.ToValue(msg))
+	if err != nil {
+		return r.vm.NewTypeError(msg)
+	}
+	o.DefineDataProperty("stack", r.vm.ToValue("Error: "+msg), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	return o
+}
+
 // stopFetches cancels the requests still running when the loop stops.
 func (r *Runtime) stopFetches() {
 	for _, cancel := range r.host.fetches {
