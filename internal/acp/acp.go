@@ -111,7 +111,7 @@ var (
 // the package doc for what happens then); it is called once. Only the
 // protocol is written to out.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	s.app.Guard.Asker = s
+	s.app.Guard.SetAsker(s)
 	if s.app.Runner.Gate != nil {
 		s.app.Runner.Gate = gate{ToolGate: s.app.Runner.Gate, s: s}
 	}

@@ -233,7 +233,7 @@ func TestUnansweredAskIsARefusal(t *testing.T) {
 	if !errors.As(err, &rej) || rej.Message != "a hook wants the prompt confirmed (deploys need a yes), and "+guard.ErrNobodyToAsk.Error() {
 		t.Errorf("no asker: %v", err)
 	}
-	e.ag.App.Guard.Asker = silent{}
+	e.ag.App.Guard.SetAsker(silent{})
 	_, err = e.turn(t, "deploy now")
 	if !errors.As(err, &rej) || rej.Message != "a hook wants the prompt confirmed (deploys need a yes), and nobody answered within 50ms" {
 		t.Errorf("no answer: %v", err)
@@ -257,7 +257,7 @@ func (y *yes) Ask(_ context.Context, q guard.Question) (bool, error) {
 func TestAskGoesToTheAsker(t *testing.T) {
 	e := newEnv(t, apptest.Project{Config: map[string]any{"permission": map[string]any{"*": "ask"}}})
 	asker := &yes{}
-	e.ag.App.Guard.Asker = asker
+	e.ag.App.Guard.SetAsker(asker)
 	res, err := e.turn(t, "/tool glob {\"pattern\": \"*.json\"}\n/tool grep {\"pattern\": \"x\"}")
 	if err != nil {
 		t.Fatal(err)

@@ -76,7 +76,7 @@ type App struct {
 	Models  *provider.Catalog
 	Runner  *pipeline.Runner
 	Hooks   *plugin.Dispatcher // the lifecycle events
-	Guard   *guard.Guard       // the Runner's gate; set Guard.Asker to answer permission questions
+	Guard   *guard.Guard       // the Runner's gate; Guard.SetAsker sets who answers permission questions
 	Redact  *logging.Redactor  // the secrets of the environment and the config, for what is stored and streamed
 	Trust   *trust.Gate        // what project code was allowed or refused
 	// MCP is the MCP servers whose tools are in Tools (nil when none is

@@ -50,7 +50,7 @@ The same tools are served by podcode serve at /mcp (streamable HTTP, behind the 
 			ctx, in, out, done := speakOnStdio(cmd)
 			defer done()
 			return bootedWith(ctx, withData(data), func(a *app.App) error {
-				a.Guard.Asker = &nobody{out: cmd.ErrOrStderr(), why: "standard input carries the MCP protocol"}
+				a.Guard.SetAsker(&nobody{out: cmd.ErrOrStderr(), why: "standard input carries the MCP protocol"})
 				printSkipped(cmd.ErrOrStderr(), a)
 				srv := mcpserver.New(a)
 				defer srv.Close()

@@ -63,7 +63,7 @@ fails.
 					return err
 				}
 				defer st.Close()
-				a.Guard.Asker = stdinAsker(cmd, fromStdin)
+				a.Guard.SetAsker(stdinAsker(cmd, fromStdin))
 				out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 				var onEvent func(agent.Event)
 				var events *jsonEvents

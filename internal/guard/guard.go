@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/podcode/podcode/internal/chat"
@@ -66,12 +67,27 @@ const (
 type Guard struct {
 	Hooks      *plugin.Dispatcher
 	Policy     *Policy
-	Asker      Asker         // nil: nobody can answer
 	AskTimeout time.Duration // DefaultAskTimeout if zero
 	LoopLimit  int           // DefaultLoopLimit if zero
 
+	asker atomic.Pointer[askerBox] // SetAsker's; nobody can answer when unset
+
 	mu   sync.Mutex
 	last map[string]repeat // by session
+}
+
+type askerBox struct{ a Asker }
+
+// SetAsker sets who answers permission questions (nil: nobody). Safe while
+// calls run: a plugin's process may ask at any time, from the start.
+func (g *Guard) SetAsker(a Asker) { g.asker.Store(&askerBox{a}) }
+
+// CurrentAsker is who SetAsker set, or nil.
+func (g *Guard) CurrentAsker() Asker {
+	if b := g.asker.Load(); b != nil {
+		return b.a
+	}
+	return nil
 }
 
 type repeat struct {
@@ -159,11 +175,12 @@ func (g *Guard) ask(ctx context.Context, scope chat.Scope, def *tool.Def, args m
 	return nil
 }
 
-// Ask puts q to the Asker and waits for the answer, at most AskTimeout.
+// Ask puts q to the asker and waits for the answer, at most AskTimeout.
 // With no Asker the error is ErrNobodyToAsk; with no answer in time it
 // says so, naming the wait.
 func (g *Guard) Ask(ctx context.Context, q Question) (bool, error) {
-	if g.Asker == nil {
+	asker := g.CurrentAsker()
+	if asker == nil {
 		return false, ErrNobodyToAsk
 	}
 	timeout := g.AskTimeout
@@ -172,7 +189,7 @@ func (g *Guard) Ask(ctx context.Context, q Question) (bool, error) {
 	}
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ok, err := g.Asker.Ask(actx, q)
+	ok, err := asker.Ask(actx, q)
 	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 		return false, fmt.Errorf("nobody answered within %s", timeout)
 	}

@@ -19,7 +19,7 @@
 // or a failed tool are a result with isError true and the message as its
 // text, never a protocol error, so the calling model can read them.
 //
-// Asking: a permission "ask" goes to App.Guard.Asker with the call's
+// Asking: a permission "ask" goes to App.Guard's asker with the call's
 // channel "mcp". Nothing answers questions of that channel (the API's
 // asker takes only its own, `podcode mcp serve` has no terminal: standard
 // input carries the protocol), so the guard refuses the call, saying that

@@ -147,8 +147,8 @@ func New(ag *agent.Agent, token string, tokens ...config.TenantToken) *Server {
 			s.tokens = append(s.tokens, t)
 		}
 	}
-	prev := ag.App.Guard.Asker
-	ag.App.Guard.Asker = &apiAsker{s: s, next: prev}
+	prev := ag.App.Guard.CurrentAsker()
+	ag.App.Guard.SetAsker(&apiAsker{s: s, next: prev})
 	if ag.Node != nil {
 		s.joinCluster(ag.Node)
 	}
