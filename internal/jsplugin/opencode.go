@@ -219,6 +219,7 @@ const maxAPIResponse = 16 << 20
 // statusText, headers, body}.
 func (l *loader) ocRequest(p *Plugin) func(method, url string, headers map[string]string, body goja.Value) *goja.Promise {
 	return func(method, url string, headers map[string]string, body goja.Value) *goja.Promise {
+		p.rt.AttributeCalls() // a request is the calling hook's tenant's
 		var data []byte
 		if body != nil && !goja.IsNull(body) && !goja.IsUndefined(body) {
 			data = []byte(body.String())

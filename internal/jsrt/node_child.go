@@ -1,10 +1,12 @@
 package jsrt
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +18,7 @@ import (
 	"github.com/dop251/goja"
 	"golang.org/x/sys/unix"
 
+	"github.com/podcode/podcode/internal/logging"
 	"github.com/podcode/podcode/internal/proc"
 )
 
@@ -34,48 +37,50 @@ import (
 
 // ExecRequest is a process a plugin asks to start.
 type ExecRequest struct {
-	Plugin  string   // the runtime's name: the plugin id (Runtime.Name)
-	API     string   // how it was asked for: "child_process.spawn", "child_process.execSync", "$"…
-	Command string   // the command line as a person reads it: as written for a shell, else the argv quoted
-	Argv    []string // the program and its arguments (a shell's: [shell, "-c", Command])
-	Dir     string   // absolute
-	Env     []string // KEY=value
+	Plugin   string   // the runtime's name: the plugin id (Runtime.Name)
+	API      string   // how it was asked for: "child_process.spawn", "child_process.execSync", "$"…
+	Command  string   // the command line as a person reads it: as written for a shell, else the argv quoted
+	Argv     []string // the program and its arguments (a shell's: [shell, "-c", Command])
+	Dir      string   // absolute: the plugin's cwd, else the runtime's directory
+	DirGiven bool     // the plugin named Dir (cwd)
+	Env      []string // KEY=value
 }
 
-// Cmd is the command req asks for, not started: its program found on the
-// PATH of req's environment (as Node finds it, not the server's), in
-// req.Dir, with req.Env.
+// defaultPath is where a program is looked for when the process's
+// environment has no PATH (Node's, after execvp's).
+const defaultPath = "/usr/bin:/bin"
+
+// Cmd is the command req asks for, not started: its program found as Node
+// finds it, on the PATH of req's environment (not the server's), else on
+// defaultPath, an empty or relative entry being relative to req.Dir; in
+// req.Dir, with req.Env. A program not found is the command's error (its
+// Start fails with exec.ErrNotFound).
 func (req ExecRequest) Cmd() *exec.Cmd {
-	name := req.Argv[0]
-	if !strings.Contains(name, "/") {
-		path := ""
-		for _, kv := range req.Env {
-			if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-				path = v
-			}
+	cmd := &exec.Cmd{Path: req.Argv[0], Args: req.Argv, Dir: req.Dir, Env: req.Env}
+	if strings.Contains(req.Argv[0], "/") {
+		if !filepath.IsAbs(cmd.Path) {
+			cmd.Path = filepath.Join(req.Dir, cmd.Path)
 		}
-		if found := lookPath(name, path); found != "" {
-			name = found
+		return cmd
+	}
+	path := defaultPath
+	for _, kv := range req.Env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
 		}
 	}
-	cmd := exec.Command(name, req.Argv[1:]...)
-	cmd.Args[0] = req.Argv[0]
-	cmd.Dir, cmd.Env = req.Dir, req.Env
-	return cmd
-}
-
-// lookPath finds an executable file name in the folders of path.
-func lookPath(name, path string) string {
 	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(req.Dir, dir)
 		}
-		p := filepath.Join(dir, name)
+		p := filepath.Join(dir, req.Argv[0])
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return p
+			cmd.Path = p
+			return cmd
 		}
 	}
-	return ""
+	cmd.Err = &exec.Error{Name: req.Argv[0], Err: exec.ErrNotFound}
+	return cmd
 }
 
 // ExecApproval is what Options.Exec answers for a process it lets run: the
@@ -89,42 +94,93 @@ type ExecApproval struct {
 
 // Exec decides whether a plugin's process may run and how. ctx carries the
 // scope of the host call the plugin was serving when it asked, when that
-// is known (a call made as the job of a hook started, not after an await);
-// a refusal's error says why and is what the plugin's call fails with.
+// is known (the call's own code, before it awaited anything: see
+// Runtime.CallContext), and ends when the runtime stops; a refusal's error
+// says why and is what the plugin's call fails with.
 type Exec func(ctx context.Context, req ExecRequest) (*ExecApproval, error)
 
 // Bounds of a runtime's processes.
 const (
 	// MaxProcesses is how many processes one runtime may have running.
 	MaxProcesses = 32
-	// maxChunksInFlight bounds the output chunks of one stream posted to
-	// the loop and not yet delivered: past it the reader waits, and the
-	// process with it when its pipe is full.
-	maxChunksInFlight = 16
+	// maxChunksAhead bounds the output chunks of one stream posted to the
+	// loop and not yet taken by the plugin (its Readable's buffer below
+	// its high-water mark): past it the reader waits, and the process with
+	// it once its pipe is full.
+	maxChunksAhead = 16
 	// DefaultMaxBuffer is the output a synchronous call or exec keeps of
 	// each stream unless told otherwise (Node's default).
 	DefaultMaxBuffer = 1 << 20
 	// execTail is how much of a process's output Done is given.
 	execTail = 8 << 10
+	// inheritLinesPerSecond and inheritBurst bound the lines one process
+	// with stdio "inherit" writes to the log; the rest are counted.
+	inheritLinesPerSecond, inheritBurst = 100, 1000
 )
 
-// childProc is a running process of the runtime's (loop goroutine only,
-// but for its fields set before the goroutines start).
+// errProcessStopped is the error of a process whose runtime stopped before it
+// could start.
+var errProcessStopped = errors.New("the plugin stopped before the process started")
+
+// childProc is a process of the runtime's. The loop owns the table of
+// them (r.host.procs); p and stopped are shared with the goroutine that
+// starts and waits for the process, under mu.
 type childProc struct {
-	p     *proc.Process
-	stdin *stdinQueue // nil unless its stdin is a pipe
+	mu      sync.Mutex
+	p       *proc.Process // once started
+	stopped bool          // the runtime stopped: nothing more starts, what started is killed
+
+	stdin *stdinQueue     // nil unless its stdin is a pipe
+	out   [3]*chunkWriter // its piped outputs (loop: their owed slots)
+}
+
+// start runs startFn unless the runtime stopped, and keeps its process.
+func (cp *childProc) start(startFn func() (*proc.Process, error)) error {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	if cp.stopped {
+		return errProcessStopped
+	}
+	p, err := startFn()
+	if err != nil {
+		return err
+	}
+	cp.p = p
+	return nil
+}
+
+func (cp *childProc) process() *proc.Process {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return cp.p
+}
+
+// stop kills the process's group, now or, if it has not started yet,
+// instead of starting it.
+func (cp *childProc) stop() {
+	cp.mu.Lock()
+	cp.stopped = true
+	if cp.p != nil {
+		cp.p.Kill()
+	}
+	cp.mu.Unlock()
+	if cp.stdin != nil {
+		cp.stdin.close()
+	}
 }
 
 // stdinQueue feeds what a plugin writes to a process's stdin to its pipe,
 // in order, from one goroutine: a write to a pipe the process does not
 // read waits there, never on the loop. end closes the pipe once what was
-// queued before it was written.
+// queued before it was written; close, once the process ended, fails what
+// is queued and whatever is written later.
 type stdinQueue struct {
-	mu    sync.Mutex
-	items []stdinItem
-	ended bool
-	wake  chan struct{}
-	pipe  *io.PipeWriter
+	mu     sync.Mutex
+	items  []stdinItem
+	ended  bool // end: close the pipe once the queue is written
+	closed bool // the process ended, or the runtime stopped
+	wake   chan struct{}
+	pipe   *io.PipeWriter
 }
 
 type stdinItem struct {
@@ -136,17 +192,31 @@ func newStdinQueue(w *io.PipeWriter) *stdinQueue {
 	return &stdinQueue{pipe: w, wake: make(chan struct{}, 1)}
 }
 
-func (q *stdinQueue) push(it stdinItem) {
+// push queues it; false when the queue is closed (it is not taken).
+func (q *stdinQueue) push(it stdinItem) bool {
 	q.mu.Lock()
+	if q.closed || q.ended {
+		q.mu.Unlock()
+		return false
+	}
 	q.items = append(q.items, it)
 	q.mu.Unlock()
 	q.signal()
+	return true
 }
 
 func (q *stdinQueue) end() {
 	q.mu.Lock()
 	q.ended = true
 	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *stdinQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.pipe.CloseWithError(io.ErrClosedPipe)
 	q.signal()
 }
 
@@ -157,16 +227,16 @@ func (q *stdinQueue) signal() {
 	}
 }
 
-// feed writes the queue to the pipe until end, or until the pipe breaks;
-// report runs each write's callback on the loop.
+// feed writes the queue to the pipe until end or close; report runs each
+// item's callback on the loop (every item queued gets one).
 func (q *stdinQueue) feed(report func(stdinItem, error)) {
 	var broken error
 	for {
 		q.mu.Lock()
 		if len(q.items) == 0 {
-			ended := q.ended
+			done := q.ended || q.closed
 			q.mu.Unlock()
-			if ended {
+			if done {
 				q.pipe.Close()
 				return
 			}
@@ -175,8 +245,12 @@ func (q *stdinQueue) feed(report func(stdinItem, error)) {
 		}
 		it := q.items[0]
 		q.items = q.items[1:]
+		closed := q.closed
 		q.mu.Unlock()
 		err := broken
+		if err == nil && closed {
+			err = &SysError{Errno: syscall.EPIPE, Syscall: "write"}
+		}
 		if err == nil {
 			if _, err = q.pipe.Write(it.data); err != nil {
 				err = &SysError{Errno: syscall.EPIPE, Syscall: "write"}
@@ -189,11 +263,13 @@ func (q *stdinQueue) feed(report func(stdinItem, error)) {
 
 func init() {
 	nodeHosts["child_process"] = func(r *Runtime) (*goja.Object, error) {
+		r.AttributeCalls() // a process runs where its call's tenant runs
 		h := r.vm.NewObject()
 		h.Set("spawn", r.childSpawn)
 		h.Set("spawnSync", r.childSpawnSync)
 		h.Set("write", r.childWrite)
 		h.Set("endInput", r.childEndInput)
+		h.Set("readMore", r.childReadMore)
 		h.Set("kill", r.childKill)
 		h.Set("signals", signalNumbers())
 		h.Set("maxBuffer", DefaultMaxBuffer)
@@ -212,9 +288,12 @@ func signalNumbers() map[string]int {
 }
 
 // execRequest reads a request from its JavaScript form {api, command,
-// argv, cwd, env}.
+// argv, cwd, env}; a cwd left out is the runtime's directory.
 func (r *Runtime) execRequest(o *goja.Object) ExecRequest {
-	req := ExecRequest{Plugin: r.Name(), API: o.Get("api").String(), Command: o.Get("command").String(), Dir: r.abs(o.Get("cwd").String())}
+	req := ExecRequest{Plugin: r.Name(), API: o.Get("api").String(), Command: o.Get("command").String(), Dir: r.opts.Cwd}
+	if cwd := o.Get("cwd"); cwd != nil && !goja.IsUndefined(cwd) && !goja.IsNull(cwd) {
+		req.Dir, req.DirGiven = r.abs(cwd.String()), true
+	}
 	if err := r.vm.ExportTo(o.Get("argv"), &req.Argv); err != nil || len(req.Argv) == 0 {
 		panic(r.vm.NewTypeError("child_process: no program to run"))
 	}
@@ -232,18 +311,17 @@ func (r *Runtime) execRequest(o *goja.Object) ExecRequest {
 	return req
 }
 
-// callContext is the context of the host call being started, or
-// Background, without its cancel: a process a hook starts and does not
-// wait for outlives the call. Loop goroutine only.
-func (r *Runtime) callContext() context.Context {
-	if r.callCtx != nil {
-		return context.WithoutCancel(r.callCtx)
-	}
-	return context.Background()
+// execContext is the context a process's approval and life run in: the
+// values of the host call being started (its scope), not its cancel (a
+// process a hook starts and does not wait for outlives the call), ended
+// when the runtime stops. Loop goroutine only; release it when done.
+func (r *Runtime) execContext() (ctx context.Context, release func()) {
+	ctx, cancel := context.WithCancel(r.CallContext())
+	stop := context.AfterFunc(r.stopCtx, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
-// approve asks Options.Exec about req; ctx is callContext's, taken on the
-// loop.
+// approve asks Options.Exec about req.
 func (r *Runtime) approve(ctx context.Context, req ExecRequest) (*ExecApproval, error) {
 	if r.opts.Exec == nil {
 		return nil, fmt.Errorf("%s: this runtime starts no processes", req.API)
@@ -287,12 +365,51 @@ func (r *Runtime) spawnErrorValue(req ExecRequest, err error) goja.Value {
 	return v
 }
 
+// outputs wires cmd's stdout and stderr as stdio says: "pipe" to a
+// chunkWriter that delivers to the loop (set in cp.out), "inherit" to
+// the log, else nowhere. It returns what Done gets of the output: its
+// tail, once the process ended.
+func (r *Runtime) outputs(cp *childProc, cmd *exec.Cmd, stdio []string, deliver func(fd int, b []byte) bool) (tail func() string, flush func()) {
+	var tails []*tailWriter
+	var lines []*lineWriter
+	for fd, dst := range map[int]*io.Writer{1: &cmd.Stdout, 2: &cmd.Stderr} {
+		mode := "pipe"
+		if fd < len(stdio) {
+			mode = stdio[fd]
+		}
+		t := &tailWriter{}
+		tails = append(tails, t)
+		switch mode {
+		case "pipe":
+			w := &chunkWriter{r: r, fd: fd, deliver: deliver, slots: make(chan struct{}, maxChunksAhead), tail: t}
+			cp.out[fd] = w
+			*dst = w
+		case "inherit":
+			lw := &lineWriter{log: r.Log(), level: map[int]string{1: "info", 2: "warn"}[fd], budget: logging.LineBudget{Burst: inheritBurst, PerSecond: inheritLinesPerSecond}, tail: t}
+			lines = append(lines, lw)
+			*dst = lw
+		}
+	}
+	return func() string {
+			var b strings.Builder
+			for _, t := range tails {
+				b.WriteString(t.String())
+			}
+			return b.String()
+		}, func() {
+			for _, lw := range lines {
+				lw.flush()
+			}
+		}
+}
+
 // childSpawn starts a process in the background: approval and start run
 // off the loop, and events (the callbacks of events) arrive on it:
-// spawn(pid), data(fd, ArrayBuffer), error(err), exit(code, signal) once
-// the process ended and its outputs were read. stdio says for fds 0, 1
-// and 2 whether each is a pipe ("pipe"), the log ("inherit") or nothing
-// ("ignore"). It returns a handle id for write, endInput and kill.
+// spawn(pid), data(fd, ArrayBuffer) (its result: whether the plugin wants
+// more now), error(err), exit(code, signal) once the process ended and
+// its outputs were read. stdio says for fds 0, 1 and 2 whether each is a
+// pipe ("pipe"), the log ("inherit") or nothing ("ignore"). It returns a
+// handle id for write, endInput, readMore and kill.
 func (r *Runtime) childSpawn(o *goja.Object, stdio []string, events *goja.Object) int64 {
 	req := r.execRequest(o)
 	if len(r.host.procs) >= MaxProcesses {
@@ -307,15 +424,21 @@ func (r *Runtime) childSpawn(o *goja.Object, stdio []string, events *goja.Object
 	id := r.host.nextProc
 	cp := &childProc{}
 	r.host.procs[id] = cp
-	call := func(fn goja.Callable, args ...goja.Value) {
+	call := func(fn goja.Callable, args ...goja.Value) goja.Value {
 		if fn == nil {
-			return
+			return goja.Undefined()
 		}
-		if _, err := fn(goja.Undefined(), args...); err != nil {
+		v, err := fn(goja.Undefined(), args...)
+		if err != nil {
 			r.LogError("plugin: a child process listener threw", err)
+			return goja.Undefined()
 		}
+		return v
 	}
-	ended := func() { delete(r.host.procs, id) }
+	deliver := func(fd int, b []byte) bool {
+		v := call(onData, r.vm.ToValue(fd), r.vm.ToValue(r.vm.NewArrayBuffer(b)))
+		return v == nil || goja.IsUndefined(v) || v.ToBoolean()
+	}
 	var stdinR *io.PipeReader
 	if len(stdio) > 0 && stdio[0] == "pipe" {
 		var w *io.PipeWriter
@@ -329,56 +452,59 @@ func (r *Runtime) childSpawn(o *goja.Object, stdio []string, events *goja.Object
 			})
 		})
 	}
-	ctx := r.callContext()
+	ctx, release := r.execContext()
 	go func() {
-		a, err := r.approve(ctx, req)
-		if err == nil {
-			var in io.Reader // not a nil *io.PipeReader: proc would read it
-			if stdinR != nil {
-				in = stdinR
+		defer release()
+		var a *ExecApproval
+		var tail func() string
+		flush := func() {}
+		err := func() error {
+			var err error
+			if a, err = r.approve(ctx, req); err != nil {
+				return err
 			}
-			err = r.startChild(cp, a, stdio, in, onData, call)
-		}
+			tail, flush = r.outputs(cp, a.Cmd, stdio, deliver)
+			if stdinR != nil {
+				a.Cmd.Stdin = stdinR // not a nil *io.PipeReader in an interface: proc would read it
+			}
+			return cp.start(func() (*proc.Process, error) { return proc.Start(a.Cmd) })
+		}()
 		if err != nil {
 			if a != nil && a.Done != nil {
 				a.Done(0, "", err)
 			}
 			if stdinR != nil {
 				stdinR.Close()
-				cp.stdin.end()
+				cp.stdin.close()
 			}
 			r.enqueue(func() {
-				ended()
+				delete(r.host.procs, id)
 				call(onError, r.spawnErrorValue(req, err))
 				r.drain()
 			})
 			return
 		}
-		pid := cp.p.Pid()
+		p := cp.process()
 		if stdinR != nil {
 			// proc's copy of the input waits on this pipe: once the
 			// process exited, nothing more goes in, and Wait must not wait
 			// for the plugin to end its input
 			go func() {
-				<-cp.p.Exited()
+				<-p.Exited()
 				stdinR.CloseWithError(io.ErrClosedPipe)
+				cp.stdin.close()
 			}()
 		}
+		pid := p.Pid()
 		r.enqueue(func() {
 			call(onSpawn, r.vm.ToValue(pid))
 			r.drain()
 		})
-		code, werr := cp.p.Wait()
-		sig := cp.p.Signaled()
-		if stdinR != nil {
-			stdinR.Close() // writes still queued fail with EPIPE
-			cp.stdin.end()
-		}
-		if a.Done != nil {
-			a.Done(code, "", werr)
-		}
+		code, werr := p.Wait()
+		flush()
+		sig := p.Signaled()
 		r.enqueue(func() {
-			ended()
+			delete(r.host.procs, id)
 			if werr != nil {
 				call(onError, r.errorValue(werr))
 			}
@@ -389,65 +515,40 @@ func (r *Runtime) childSpawn(o *goja.Object, stdio []string, events *goja.Object
 			call(onExit, codeV, sigV)
 			r.drain()
 		})
+		if a.Done != nil {
+			a.Done(code, tail(), werr)
+		}
 	}()
 	return id
 }
 
-// startChild starts a's command with the runtime's stdio choices.
-func (r *Runtime) startChild(cp *childProc, a *ExecApproval, stdio []string, stdin io.Reader, onData goja.Callable, call func(goja.Callable, ...goja.Value)) error {
-	cmd := a.Cmd
-	mode := func(fd int) string {
-		if fd < len(stdio) {
-			return stdio[fd]
-		}
-		return "pipe"
-	}
-	if stdin != nil {
-		cmd.Stdin = stdin
-	}
-	for fd, dst := range map[int]*io.Writer{1: &cmd.Stdout, 2: &cmd.Stderr} {
-		switch mode(fd) {
-		case "pipe":
-			*dst = &chunkWriter{r: r, fd: fd, deliver: func(fd int, b []byte) {
-				call(onData, r.vm.ToValue(fd), r.vm.ToValue(r.vm.NewArrayBuffer(b)))
-			}}
-		case "inherit":
-			level := map[int]string{1: "info", 2: "warn"}[fd]
-			*dst = &lineWriter{emit: func(line string) {
-				r.enqueue(func() { r.hostLog(level, r.vm.ToValue(line)) })
-			}}
-		}
-	}
-	p, err := proc.Start(cmd)
-	if err != nil {
-		return err
-	}
-	cp.p = p
-	return nil
-}
-
-// chunkWriter posts what a process writes to the loop, at most
-// maxChunksInFlight chunks at a time: a process that writes faster than
-// the loop takes its output waits.
+// chunkWriter posts what a process writes to the loop. A chunk holds one
+// of maxChunksAhead slots until the plugin took it: at once if its
+// Readable wanted more (deliver's result), else when it asks for more
+// (readMore); a process that writes faster than the plugin reads waits.
 type chunkWriter struct {
 	r       *Runtime
 	fd      int
-	deliver func(fd int, b []byte)
+	deliver func(fd int, b []byte) bool // on the loop
 	slots   chan struct{}
-	once    sync.Once
+	owed    int // loop only: slots kept for chunks the plugin did not want yet
+	tail    *tailWriter
 }
 
 func (w *chunkWriter) Write(p []byte) (int, error) {
-	w.once.Do(func() { w.slots = make(chan struct{}, maxChunksInFlight) })
 	select {
 	case w.slots <- struct{}{}:
 	case <-w.r.closed:
 		return 0, ErrClosed
 	}
 	b := append([]byte(nil), p...)
+	w.tail.Write(b)
 	if !w.r.enqueue(func() {
-		<-w.slots
-		w.deliver(w.fd, b)
+		if w.deliver(w.fd, b) {
+			<-w.slots
+		} else {
+			w.owed++
+		}
 		w.r.drain()
 	}) {
 		return 0, ErrClosed
@@ -455,27 +556,88 @@ func (w *chunkWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// lineWriter cuts what it is given into lines for the log.
+// more frees the slots of the chunks the plugin has taken since it last
+// wanted no more. Loop goroutine only.
+func (w *chunkWriter) more() {
+	for ; w.owed > 0; w.owed-- {
+		<-w.slots
+	}
+}
+
+// tailWriter keeps the last execTail bytes written to it.
+type tailWriter struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - execTail; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailWriter) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+// lineWriter writes what a process writes to the log at level, a line at
+// a time, each cut at ConsoleLineChars, within its own line budget (the
+// lines past it are counted and reported when it ends); safe from proc's
+// reading goroutine, which alone writes to it.
 type lineWriter struct {
-	emit    func(string)
+	log     *slog.Logger
+	level   string
+	budget  logging.LineBudget
+	tail    *tailWriter
 	pending []byte
+	dropped int
 }
 
 func (w *lineWriter) Write(p []byte) (int, error) {
+	w.tail.Write(p)
 	w.pending = append(w.pending, p...)
 	for {
-		i := strings.IndexByte(string(w.pending), '\n')
+		i := bytes.IndexByte(w.pending, '\n')
 		if i < 0 {
 			break
 		}
-		w.emit(string(w.pending[:i]))
+		w.line(w.pending[:i])
 		w.pending = w.pending[i+1:]
 	}
 	if len(w.pending) > ConsoleLineChars {
-		w.emit(string(w.pending))
+		w.line(w.pending)
 		w.pending = nil
 	}
 	return len(p), nil
+}
+
+func (w *lineWriter) line(b []byte) {
+	if ok, _ := w.budget.Allow(time.Now()); !ok {
+		w.dropped++
+		return
+	}
+	if len(b) > ConsoleLineChars {
+		b = b[:ConsoleLineChars]
+	}
+	w.log.Log(context.Background(), slogLevel(w.level), strings.ToValidUTF8(string(b), "\uFFFD"), "source", "process")
+}
+
+// flush writes the last line, which had no newline, and says how many
+// lines the budget dropped.
+func (w *lineWriter) flush() {
+	if len(w.pending) > 0 {
+		w.line(w.pending)
+		w.pending = nil
+	}
+	if w.dropped > 0 {
+		w.log.Warn("plugin: a process's output was more lines than the log takes; the rest were dropped", "dropped", w.dropped)
+	}
 }
 
 // childWrite queues data for a process's stdin; cb runs on the loop once
@@ -496,16 +658,20 @@ func (r *Runtime) childWrite(id int64, data goja.Value, cb goja.Value) {
 			r.LogError("plugin: a child process listener threw", err)
 		}
 	}
+	epipe := &SysError{Errno: syscall.EPIPE, Syscall: "write"}
 	if cp == nil || cp.stdin == nil {
-		done(&SysError{Errno: syscall.EPIPE, Syscall: "write"})
+		done(epipe)
 		return
 	}
 	if r.host.held+int64(len(b)) > MaxHeldBytes {
 		done(fmt.Errorf("write: the plugin's writes under way hold %d MiB already, the most one plugin may hold is %d MiB", r.host.held>>20, MaxHeldBytes>>20))
 		return
 	}
+	if !cp.stdin.push(stdinItem{data: b, done: done}) {
+		done(epipe) // the process ended, or its input did
+		return
+	}
 	r.host.held += int64(len(b))
-	cp.stdin.push(stdinItem{data: b, done: done})
 }
 
 // childEndInput closes a process's stdin once what was written reached it.
@@ -515,149 +681,193 @@ func (r *Runtime) childEndInput(id int64) {
 	}
 }
 
+// childReadMore says the plugin wants more of a process's output fd.
+func (r *Runtime) childReadMore(id int64, fd int) {
+	if cp := r.host.procs[id]; cp != nil && fd > 0 && fd < len(cp.out) && cp.out[fd] != nil {
+		cp.out[fd].more()
+	}
+}
+
 // childKill signals a running process's group; false when it ended.
 func (r *Runtime) childKill(id int64, sig int) bool {
 	cp := r.host.procs[id]
-	if cp == nil || cp.p == nil {
+	if cp == nil {
 		return false
 	}
-	return cp.p.Signal(syscall.Signal(sig))
+	p := cp.process()
+	return p != nil && p.Signal(syscall.Signal(sig))
 }
 
-// stopProcesses kills every process the runtime still runs, as it stops.
+// stopProcesses kills every process the runtime still runs, and keeps
+// those not started yet from starting, as it stops.
 func (r *Runtime) stopProcesses() {
 	for id, cp := range r.host.procs {
-		if cp.p != nil {
-			cp.p.Kill()
-		}
-		if cp.stdin != nil {
-			cp.stdin.pipe.Close()
-			cp.stdin.end()
-		}
+		cp.stop()
 		delete(r.host.procs, id)
 	}
 }
 
 // childSpawnSync runs a process to its end while the loop waits: input on
 // its stdin, each output kept up to maxBuffer (past it the process is
-// killed, ENOBUFS), at most timeout (ms; 0: none) and never past the job
-// limit. It returns {pid, status, signal, stdout, stderr, error}.
+// killed, ENOBUFS), at most timeout (ms; 0: none). Approval, the process
+// and PostToolUse run off the loop, which only waits: when the watchdog
+// interrupts the job (the job limit), or the runtime stops, the call is
+// given up (the approval cancelled, the process killed). It returns
+// {pid, status, signal, stdout, stderr, error}.
 func (r *Runtime) childSpawnSync(o *goja.Object, stdio []string, input goja.Value, timeoutMs int64, maxBuffer int64, killSignal int) *goja.Object {
 	req := r.execRequest(o)
 	out := r.vm.NewObject()
-	fail := func(err error) *goja.Object {
-		out.Set("error", r.spawnErrorValue(req, err))
-		out.Set("status", goja.Null())
-		out.Set("signal", goja.Null())
-		return out
+	if limit := min(int64(DefaultMaxBuffer), r.maxRead()); maxBuffer <= 0 {
+		maxBuffer = limit
+	} else if maxBuffer > r.maxRead() {
+		maxBuffer = r.maxRead()
 	}
-	if maxBuffer <= 0 || maxBuffer > r.maxRead() {
-		maxBuffer = min(DefaultMaxBuffer, r.maxRead())
-		if b := r.maxRead(); b > 0 {
-			maxBuffer = min(maxBuffer, b)
-		}
-	}
-	a, err := r.approve(r.callContext(), req)
-	if err != nil {
-		return fail(err)
-	}
-	cmd := a.Cmd
 	mode := func(fd int) string {
 		if fd < len(stdio) {
 			return stdio[fd]
 		}
 		return "pipe"
 	}
+	var in []byte
 	if input != nil && !goja.IsUndefined(input) && !goja.IsNull(input) && mode(0) == "pipe" {
-		cmd.Stdin = strings.NewReader(bytesString(r.argBytes(input)))
-	}
-	var bufs [3]*syncLimited
-	over := make(chan struct{}, 2)
-	for fd, dst := range map[int]*io.Writer{1: &cmd.Stdout, 2: &cmd.Stderr} {
-		switch mode(fd) {
-		case "pipe":
-			bufs[fd] = &syncLimited{max: maxBuffer, over: over}
-			*dst = bufs[fd]
-		case "inherit":
-			var lines []string
-			var mu sync.Mutex
-			bufs[fd] = nil
-			*dst = &lineWriter{emit: func(line string) { mu.Lock(); lines = append(lines, line); mu.Unlock() }}
-			level := map[int]string{1: "info", 2: "warn"}[fd]
-			defer func() {
-				for _, l := range lines {
-					r.hostLog(level, r.vm.ToValue(l))
-				}
-			}()
-		}
-	}
-	p, err := proc.Start(cmd)
-	if err != nil {
-		if a.Done != nil {
-			a.Done(0, "", err)
-		}
-		return fail(err)
+		in = r.argBytes(input)
 	}
 	type result struct {
-		code int
-		err  error
+		pid        int
+		code       int
+		sig        syscall.Signal
+		why, err   error
+		bufs       [3]*syncLimited
+		spawnError bool
 	}
+	ctx, release := r.execContext()
+	defer release()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	done := make(chan result, 1)
 	go func() {
-		code, err := p.Wait()
-		done <- result{code, err}
+		var res result
+		a, err := r.approve(ctx, req)
+		if err != nil {
+			res.err, res.spawnError = err, true
+			done <- res
+			return
+		}
+		cmd := a.Cmd
+		if in != nil {
+			cmd.Stdin = bytes.NewReader(in)
+		}
+		over := make(chan struct{}, 2)
+		var lines []*lineWriter
+		tails := map[int]*tailWriter{}
+		for fd, dst := range map[int]*io.Writer{1: &cmd.Stdout, 2: &cmd.Stderr} {
+			switch mode(fd) {
+			case "pipe":
+				res.bufs[fd] = &syncLimited{max: maxBuffer, over: over}
+				*dst = res.bufs[fd]
+			case "inherit":
+				tails[fd] = &tailWriter{}
+				lw := &lineWriter{log: r.Log(), level: map[int]string{1: "info", 2: "warn"}[fd], budget: logging.LineBudget{Burst: inheritBurst, PerSecond: inheritLinesPerSecond}, tail: tails[fd]}
+				lines = append(lines, lw)
+				*dst = lw
+			}
+		}
+		p, err := proc.Start(cmd)
+		if err != nil {
+			if a.Done != nil {
+				a.Done(0, "", err)
+			}
+			res.err, res.spawnError = err, true
+			done <- res
+			return
+		}
+		res.pid = p.Pid()
+		exited := make(chan struct{})
+		go func() {
+			var timeout <-chan time.Time
+			if timeoutMs > 0 {
+				t := time.NewTimer(time.Duration(timeoutMs) * time.Millisecond)
+				defer t.Stop()
+				timeout = t.C
+			}
+			for {
+				select {
+				case <-exited:
+					return
+				case <-timeout:
+					p.Signal(syscall.Signal(killSignal))
+					res.why = &SysError{Errno: syscall.ETIMEDOUT, Syscall: "spawnSync " + req.Argv[0], Path: req.Argv[0]}
+					timeout = nil
+				case <-over:
+					p.Kill()
+					res.why = &SysError{Errno: syscall.ENOBUFS, Syscall: "spawnSync " + req.Argv[0], Path: req.Argv[0]}
+				case <-ctx.Done():
+					p.Kill()
+					return
+				}
+			}
+		}()
+		res.code, res.err = p.Wait()
+		close(exited)
+		for _, lw := range lines {
+			lw.flush()
+		}
+		res.sig = p.Signaled()
+		done <- res
+		if a.Done != nil {
+			var tail strings.Builder
+			for fd := 1; fd <= 2; fd++ {
+				if res.bufs[fd] != nil {
+					tail.WriteString(res.bufs[fd].tail())
+				} else if tails[fd] != nil {
+					tail.WriteString(tails[fd].String())
+				}
+			}
+			a.Done(res.code, tail.String(), res.err)
+		}
 	}()
-	var timeout <-chan time.Time
-	if timeoutMs > 0 {
-		t := time.NewTimer(time.Duration(timeoutMs) * time.Millisecond)
-		defer t.Stop()
-		timeout = t.C
-	}
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	var why error
+	var gaveUp error
 	var res result
 wait:
 	for {
 		select {
 		case res = <-done:
 			break wait
-		case <-timeout:
-			p.Signal(syscall.Signal(killSignal))
-			why = &SysError{Errno: syscall.ETIMEDOUT, Syscall: "spawnSync " + req.Argv[0], Path: req.Argv[0]}
-			timeout = nil
-		case <-over:
-			p.Kill()
-			why = &SysError{Errno: syscall.ENOBUFS, Syscall: "spawnSync " + req.Argv[0], Path: req.Argv[0]}
 		case <-tick.C:
-			if r.interrupted.Load() || r.closing() {
-				p.Kill()
-				why = fmt.Errorf("%s: %q was still running when the plugin's job ran out of time (%s) and was killed", req.API, req.Command, r.opts.JobLimit)
+			if gaveUp == nil && (r.interrupted.Load() || r.closing()) {
+				gaveUp = fmt.Errorf("%s: %q was still running (or waiting to be allowed) when the plugin's job ran out of time (%s), and was given up", req.API, req.Command, r.opts.JobLimit)
+				cancel()
 			}
 		}
 	}
-	sig := p.Signaled()
-	tail := ""
-	for _, b := range bufs[1:] {
-		if b != nil {
-			tail += b.tail()
+	if res.spawnError {
+		err := res.err
+		if gaveUp != nil {
+			err = gaveUp
 		}
-	}
-	if a.Done != nil {
-		a.Done(res.code, tail, res.err)
-	}
-	out.Set("pid", p.Pid())
-	for fd := 1; fd <= 2; fd++ {
-		if bufs[fd] != nil {
-			out.Set([]string{"", "stdout", "stderr"}[fd], r.vm.NewArrayBuffer(bufs[fd].bytes()))
-		}
-	}
-	if sig != 0 {
+		out.Set("error", r.spawnErrorValue(req, err))
 		out.Set("status", goja.Null())
-		out.Set("signal", unix.SignalName(sig))
+		out.Set("signal", goja.Null())
+		return out
+	}
+	out.Set("pid", res.pid)
+	for fd := 1; fd <= 2; fd++ {
+		if res.bufs[fd] != nil {
+			out.Set([]string{"", "stdout", "stderr"}[fd], r.vm.NewArrayBuffer(res.bufs[fd].bytes()))
+		}
+	}
+	if res.sig != 0 {
+		out.Set("status", goja.Null())
+		out.Set("signal", unix.SignalName(res.sig))
 	} else {
 		out.Set("status", res.code)
 		out.Set("signal", goja.Null())
+	}
+	why := res.why
+	if gaveUp != nil {
+		why = gaveUp
 	}
 	if why == nil {
 		why = res.err
