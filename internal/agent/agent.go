@@ -95,6 +95,9 @@ type Agent struct {
 	// injected are the user messages Inject handed to a turn under way,
 	// by session, for it to store before its next model call
 	injected map[string][]*chat.Message
+	// ending are the sessions whose turn made its last model call and is
+	// storing what was injected too late for it: Inject stores at once
+	ending map[string]bool
 }
 
 // New returns an agent over a booted app and an open store.
@@ -126,16 +129,18 @@ func (a *Agent) Inject(ctx context.Context, tenant, sessionID, text string) (cha
 	}
 	m := &chat.Message{ID: chat.NewID("msg"), SessionID: sess.ID, Role: chat.RoleUser, Text: text, CreatedAt: time.Now().UTC().Truncate(time.Millisecond)}
 	a.mu.Lock()
-	if a.running[sess.ID] != nil {
+	if a.running[sess.ID] != nil && !a.ending[sess.ID] {
 		if a.injected == nil {
 			a.injected = map[string][]*chat.Message{}
 		}
 		a.injected[sess.ID] = append(a.injected[sess.ID], m)
+		out := *m // the turn may write m once the lock is free
 		a.mu.Unlock()
-		return *m, nil
+		return out, nil
 	}
+	ending := a.ending[sess.ID]
 	a.mu.Unlock()
-	if sess.Status == store.SessionRunning {
+	if sess.Status == store.SessionRunning && !ending {
 		// a turn of another process's (a node of many): its history is
 		// not ours to write between a tool call and its result
 		return chat.Message{}, fmt.Errorf("session %s: %w elsewhere", sess.ID, ErrBusy)
@@ -476,21 +481,35 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 	var freed sync.Once
 	free := func() {
 		freed.Do(func() {
-			if claimed {
-				a.Node.Release(ctx, sess.ID)
-			}
+			// What came too late for the turn's last model call is the
+			// next turn's to read: stored while the session is still
+			// this turn's (its lease held, ctx fenced), never into the
+			// turn of a node that holds the session instead. Meanwhile
+			// Inject stores at once.
 			a.mu.Lock()
-			delete(a.running, sess.ID)
+			if a.ending == nil {
+				a.ending = map[string]bool{}
+			}
+			a.ending[sess.ID] = true
 			left := a.injected[sess.ID]
 			delete(a.injected, sess.ID)
 			a.mu.Unlock()
-			// what came too late for the turn's last model call is the
-			// next turn's to read
+			if a.Node != nil && !claimed && len(left) > 0 {
+				a.App.Log.Warn("agent: messages injected while another node ran the session's turn were not stored", "session", sess.ID, "messages", len(left))
+				left = nil
+			}
 			for _, m := range left {
 				if err := a.appendMessage(context.WithoutCancel(ctx), sess, m, chat.Usage{}); err != nil {
 					a.App.Log.Warn("agent: storing an injected message failed", "session", sess.ID, "error", err.Error())
 				}
 			}
+			if claimed {
+				a.Node.Release(ctx, sess.ID)
+			}
+			a.mu.Lock()
+			delete(a.running, sess.ID)
+			delete(a.ending, sess.ID)
+			a.mu.Unlock()
 		})
 	}
 	defer free()

@@ -823,3 +823,48 @@ func TestStreamedTextIsRedacted(t *testing.T) {
 		}
 	}
 }
+
+// Inject stores a message at once in an idle session; in a turn, before
+// its next model call, or, when the turn made its last one, as it ends:
+// for the next turn, never lost.
+func TestInjectIsNeverLost(t *testing.T) {
+	var ag *agent.Agent
+	var injectErr error
+	e := newEnv(t, apptest.Project{}, func(d *plugin.Dispatcher) error {
+		return d.Register(plugin.HookAgentStop, func(ctx context.Context, p *plugin.HookPayload) (*plugin.HookResult, error) {
+			_, injectErr = ag.Inject(ctx, "", p.SessionID, "too late for this turn")
+			return nil, nil
+		})
+	})
+	ag = e.ag
+	ctx := context.Background()
+	sess, err := e.ag.NewSession(ctx, agent.SessionRequest{Channel: "api"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := e.ag.Inject(ctx, "", sess.ID, "before any turn")
+	if err != nil || m.ID == "" || m.Role != "user" {
+		t.Fatalf("inject: %+v %v", m, err)
+	}
+	if _, err := e.ag.Run(ctx, agent.TurnRequest{SessionID: sess.ID, Prompt: "hello", Channel: "api"}); err != nil {
+		t.Fatal(err)
+	}
+	if injectErr != nil {
+		t.Fatal(injectErr)
+	}
+	msgs, err := e.st.Messages(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, m := range msgs {
+		texts = append(texts, m.Role+":"+m.Text)
+	}
+	want := "user:before any turn|user:hello|assistant:You said: hello|user:too late for this turn"
+	if strings.Join(texts, "|") != want {
+		t.Errorf("messages\n%q\nwant\n%q", strings.Join(texts, "|"), want)
+	}
+	if _, err := e.ag.Inject(ctx, "", "ses_none", "x"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("inject into no session: %v", err)
+	}
+}

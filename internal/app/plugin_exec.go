@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"os"
@@ -59,6 +61,9 @@ func (a *App) pluginExec(ctx context.Context, req jsrt.ExecRequest) (*jsrt.ExecA
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", req.API, err)
 	}
+	if !req.DirGiven {
+		req.Dir = ws.Root // a tenant's process starts in its workspace, not in the project
+	}
 	cmd := req.Cmd()
 	if err := ws.Confine(cmd); err != nil {
 		return nil, fmt.Errorf("%s: %w", req.API, err)
@@ -96,13 +101,16 @@ func hasTenants(cfg *config.Config) bool {
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// safeName is a plugin id as one folder name.
+// safeName is a plugin id as one folder name, distinct for distinct ids:
+// an id that had to change ("a/b") takes a hash of itself, or it would
+// share the folder of another ("a_b").
 func safeName(id string) string {
 	s := unsafeChars.ReplaceAllString(id, "_")
-	if s == "" || s == "." || s == ".." {
-		s = "_" + s
+	if s == id && s != "" && s != "." && s != ".." {
+		return s
 	}
-	return s
+	sum := sha256.Sum256([]byte(id))
+	return s + "-" + hex.EncodeToString(sum[:4])
 }
 
 // bootGuard is the guard of the processes plugins start while they load:

@@ -208,7 +208,8 @@ export default { id: "bg", server: () => ({ tool: () => [{ id: "start", descript
 }
 
 // A tenant's call runs the plugin's process in the sandbox, in the
-// tenant's workspace: the project is out of its reach.
+// tenant's workspace (there when no cwd is named): the project is out of
+// its reach.
 func TestPluginProcessesOfTenantsAreSandboxed(t *testing.T) {
 	if sandbox.Probe().ABI == 0 {
 		t.Skip("this kernel has no Landlock: the sandbox cannot be tested here")
@@ -219,7 +220,7 @@ func TestPluginProcessesOfTenantsAreSandboxed(t *testing.T) {
 		t.Fatal(err)
 	}
 	tenant := chat.WithScope(context.Background(), chat.Scope{Tenant: "7", TenantID: 7})
-	out := runTool(t, a, tenant, map[string]any{"cmd": "pwd; echo made > made.txt; cat " + filepath.Join(a.Cwd, "secret.txt") + " || echo unreadable", "cwd": ws.Root})
+	out := runTool(t, a, tenant, map[string]any{"cmd": "pwd; echo made > made.txt; cat " + filepath.Join(a.Cwd, "secret.txt") + " || echo unreadable"})
 	if !strings.HasPrefix(out, ws.Root+"\n") || !strings.Contains(out, "unreadable") || strings.Contains(out, "the project's") {
 		t.Errorf("a tenant's process: %q", out)
 	}

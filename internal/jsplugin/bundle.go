@@ -22,7 +22,7 @@ import (
 
 // bundleFormat changes whenever the way bundles are built changes, so that
 // cached bundles from an older Podcode are not reused.
-const bundleFormat = "podcode-bundle-7"
+const bundleFormat = "podcode-bundle-8"
 
 // A bundle is one CommonJS script made by esbuild: a plugin's own code (its
 // files, TypeScript included, with the npm packages it imports left as
@@ -95,8 +95,8 @@ const importMeta = "__podcode_import_meta"
 // import.meta is empty; published plugins read fileURLToPath(import.meta.url)
 // to find their own files.
 func withImportMeta(path, text string) string {
-	if !strings.Contains(text, "import.meta") {
-		return text
+	if !scriptExt[strings.ToLower(filepath.Ext(path))] || !strings.Contains(text, "import.meta") {
+		return text // a JSON or text file is data, whatever it says
 	}
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
 	decl := fmt.Sprintf("var %s = { url: %s, filename: %s, dirname: %s };", importMeta,
@@ -110,6 +110,9 @@ func withImportMeta(path, text string) string {
 	}
 	return decl + text
 }
+
+// scriptExt are the extensions of the files esbuild reads as modules.
+var scriptExt = map[string]bool{".js": true, ".mjs": true, ".cjs": true, ".jsx": true, ".ts": true, ".mts": true, ".cts": true, ".tsx": true}
 
 // loadedFiles are the hashes of the files a build loaded, by path.
 type loadedFiles struct {

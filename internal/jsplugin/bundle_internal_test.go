@@ -48,3 +48,34 @@ func TestBundleInputsAreWhatWasBundled(t *testing.T) {
 		t.Errorf("the helper is not among the inputs: %+v", bu.Inputs)
 	}
 }
+
+// import.meta is declared in a module that reads it, after its shebang;
+// a JSON or text file that merely says "import.meta" stays as it is.
+func TestImportMetaOnlyInModules(t *testing.T) {
+	const decl = "var " + importMeta + " = "
+	for _, c := range []struct {
+		path, text string
+		declared   bool
+		prefix     string
+	}{
+		{"/p/a.js", "console.log(import.meta.url)", true, decl},
+		{"/p/a.MTS", "export const u = import.meta.dirname", true, decl},
+		{"/p/cli.js", "#!/usr/bin/env node\nimport.meta.url", true, "#!/usr/bin/env node\n" + decl},
+		{"/p/cli.js", "#!/usr/bin/env node import.meta", false, "#!"},
+		{"/p/a.js", "export const x = 1", false, "export"},
+		{"/p/data.json", `{"doc": "import.meta.url is a file: URL"}`, false, "{"},
+		{"/p/notes.txt", "import.meta", false, "import.meta"},
+	} {
+		got := withImportMeta(c.path, c.text)
+		body := c.text // what follows the declaration, as it was
+		if i := strings.IndexByte(c.text, '\n'); i >= 0 {
+			body = c.text[i+1:]
+		}
+		if strings.Contains(got, decl) != c.declared || !strings.HasPrefix(got, c.prefix) || !strings.HasSuffix(got, body) {
+			t.Errorf("%s %q:\n%s", c.path, c.text, got)
+		}
+	}
+	if got := withImportMeta("/p/a.js", "import.meta.url"); !strings.Contains(got, `url: "file:///p/a.js"`) || !strings.Contains(got, `dirname: "/p"`) {
+		t.Errorf("the declaration: %s", got)
+	}
+}

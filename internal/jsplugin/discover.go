@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -37,15 +38,18 @@ type source struct {
 // plugin folder, each folder alphabetically: Podcode's own first
 // (<cwd>/.podcode/plugins, then the user's config folder's plugins), then
 // opencode's, where opencode finds them (opencodeFolders). A file the
-// config already names is not loaded again from its folder.
-func sources(cwd string, cfg *config.Config) ([]source, error) {
+// config already names is not loaded again from its folder. A folder of
+// opencode's that cannot be read (one up the tree, not the user's to
+// read) is skipped with a warning; Podcode's own is an error.
+func sources(cwd string, cfg *config.Config, log *slog.Logger) ([]source, error) {
 	var out []source
 	named := map[string]bool{}
 	for _, ref := range cfg.Plugin {
-		out = append(out, source{spec: ref.Spec, from: FromConfig, dir: ref.Dir,
-			where: fmt.Sprintf("%s:%d", ref.File, ref.Line), project: ref.Project})
-		if strings.HasPrefix(ref.Spec, ".") || filepath.IsAbs(ref.Spec) {
-			named[filepath.Join(ref.Dir, ref.Spec)] = true
+		src := source{spec: ref.Spec, from: FromConfig, dir: ref.Dir,
+			where: fmt.Sprintf("%s:%d", ref.File, ref.Line), project: ref.Project}
+		out = append(out, src)
+		if p, ok := src.filePath(); ok {
+			named[p] = true
 		}
 	}
 	userDir := cfg.UserDir
@@ -55,14 +59,17 @@ func sources(cwd string, cfg *config.Config) ([]source, error) {
 			return nil, err
 		}
 	}
-	folders := append([]folder{{filepath.Join(cwd, ".podcode", "plugins"), true}, {filepath.Join(userDir, "plugins"), false}},
+	folders := append([]folder{{dir: filepath.Join(cwd, ".podcode", "plugins"), project: true}, {dir: filepath.Join(userDir, "plugins")}},
 		opencodeFolders(cwd, userDir)...)
 	for _, d := range folders {
 		entries, err := os.ReadDir(d.dir)
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		switch {
+		case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 			continue
-		}
-		if err != nil {
+		case err != nil && d.opencode:
+			log.Warn("plugins: an opencode plugin folder cannot be read; its plugins are not loaded", "folder", d.dir, "error", err.Error())
+			continue
+		case err != nil:
 			return nil, fmt.Errorf("plugins: reading %s: %w", d.dir, err)
 		}
 		var names []string
@@ -83,10 +90,12 @@ func sources(cwd string, cfg *config.Config) ([]source, error) {
 	return out, nil
 }
 
-// folder is a folder of plugin files, and whether it is the project's.
+// folder is a folder of plugin files, whether it is the project's, and
+// whether it is opencode's.
 type folder struct {
-	dir     string
-	project bool
+	dir      string
+	project  bool
+	opencode bool
 }
 
 // opencodeFolders are the folders opencode loads plugins from, in its
@@ -110,7 +119,7 @@ func opencodeFolders(cwd, userDir string) []folder {
 	}
 	for d := cwd; ; d = filepath.Dir(d) {
 		for _, sub := range []string{"plugin", "plugins"} {
-			out = append(out, folder{filepath.Join(d, ".opencode", sub), true})
+			out = append(out, folder{dir: filepath.Join(d, ".opencode", sub), project: true, opencode: true})
 		}
 		if d == top || filepath.Dir(d) == d {
 			break
@@ -118,7 +127,7 @@ func opencodeFolders(cwd, userDir string) []folder {
 	}
 	oc := filepath.Join(filepath.Dir(userDir), "opencode")
 	for _, sub := range []string{"plugin", "plugins"} {
-		out = append(out, folder{filepath.Join(oc, sub), false})
+		out = append(out, folder{dir: filepath.Join(oc, sub), opencode: true})
 	}
 	return out
 }
@@ -141,23 +150,38 @@ func (s source) disabledName(disabled []string) string {
 	return ""
 }
 
+// filePath is the file a path specifier names (file:// URL, absolute, or
+// relative to the config that names it), before it is resolved; ok is
+// false for a package.
+func (s source) filePath() (string, bool) {
+	switch {
+	case strings.HasPrefix(s.spec, "file://"):
+		u, err := url.Parse(s.spec)
+		if err != nil {
+			return "", false
+		}
+		return filepath.Clean(u.Path), true
+	case filepath.IsAbs(s.spec):
+		return filepath.Clean(s.spec), true
+	case strings.HasPrefix(s.spec, "."):
+		return filepath.Join(s.dir, s.spec), true
+	}
+	return "", false
+}
+
 // resolve returns the entry file of a plugin specifier: a file:// URL, an
 // absolute path, a path starting with . (relative to the config file that
 // names it), or an npm package name (with an optional subpath) resolved from
 // the node_modules beside that config file or above it.
 func (s source) resolve() (string, error) {
 	spec := s.spec
-	switch {
-	case strings.HasPrefix(spec, "file://"):
-		u, err := url.Parse(spec)
-		if err != nil {
+	if strings.HasPrefix(spec, "file://") {
+		if _, err := url.Parse(spec); err != nil {
 			return "", fmt.Errorf("bad file URL %q: %w", spec, err)
 		}
-		return existingFile(u.Path)
-	case filepath.IsAbs(spec):
-		return existingFile(spec)
-	case strings.HasPrefix(spec, "."):
-		return existingFile(filepath.Join(s.dir, spec))
+	}
+	if p, ok := s.filePath(); ok {
+		return existingFile(p)
 	}
 	entry, err := resolvePackage(spec, s.dir)
 	if err != nil {

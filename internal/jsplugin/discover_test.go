@@ -1,8 +1,10 @@
 package jsplugin
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,7 +67,8 @@ func FuzzPackageEntry(f *testing.F) {
 // (the project's, the user's), then opencode's where opencode finds them
 // (.opencode/plugin and .opencode/plugins from the directory up to the git
 // worktree's root, the project's; then the user's opencode folder). A file
-// the config names is not loaded twice.
+// the config names (relative, absolute or as a file: URL) is not loaded
+// twice; an opencode folder that cannot be read is skipped with a warning.
 func TestSourcesOrder(t *testing.T) {
 	root := t.TempDir()
 	cwd := filepath.Join(root, "repo", "sub")
@@ -85,8 +88,18 @@ func TestSourcesOrder(t *testing.T) {
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, nil, 0o644)
 	}
-	cfg := &config.Config{UserDir: user, Plugin: []config.PluginRef{{Spec: "./.opencode/plugin/named.js", Dir: cwd, File: filepath.Join(cwd, "podcode.json"), Line: 2, Project: true}}}
-	srcs, err := sources(cwd, cfg)
+	// a folder no one reads: a link to itself
+	if err := os.Symlink("plugins", filepath.Join(root, "repo", ".opencode", "plugins")); err != nil {
+		t.Fatal(err)
+	}
+	abs, url := filepath.Join(cwd, ".opencode", "plugin", "z.js"), "file://"+filepath.Join(cwd, ".opencode", "plugins", "y.ts")
+	cfg := &config.Config{UserDir: user, Plugin: []config.PluginRef{
+		{Spec: "./.opencode/plugin/named.js", Dir: cwd, File: filepath.Join(cwd, "podcode.json"), Line: 2, Project: true},
+		{Spec: abs, Dir: cwd, File: filepath.Join(cwd, "podcode.json"), Line: 3, Project: true},
+		{Spec: url, Dir: cwd, File: filepath.Join(cwd, "podcode.json"), Line: 4, Project: true},
+	}}
+	var logs bytes.Buffer
+	srcs, err := sources(cwd, cfg, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,14 +112,16 @@ func TestSourcesOrder(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s %v", s.from, rel, s.project))
 	}
 	want := []string{
-		"config ./.opencode/plugin/named.js true",
+		"config ./.opencode/plugin/named.js true", "config " + abs + " true", "config " + url + " true",
 		"discovered repo/sub/.podcode/plugins/a.js true", "discovered repo/sub/.podcode/plugins/b.ts true",
 		"discovered config/podcode/plugins/u.js false",
-		"discovered repo/sub/.opencode/plugin/z.js true", "discovered repo/sub/.opencode/plugins/y.ts true",
 		"discovered repo/.opencode/plugin/top.js true",
 		"discovered config/opencode/plugin/mine.js false", "discovered config/opencode/plugins/also.mjs false",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("sources:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(logs.String(), "plugins: an opencode plugin folder cannot be read") || !strings.Contains(logs.String(), filepath.Join(root, "repo", ".opencode", "plugins")) {
+		t.Errorf("no warning for the folder that cannot be read:\n%s", logs.String())
 	}
 }

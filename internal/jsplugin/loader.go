@@ -189,7 +189,7 @@ func Load(ctx context.Context, o Options) (*Set, error) {
 	if o.Bus == nil {
 		o.Bus = bus.New(o.Logger)
 	}
-	srcs, err := sources(o.Cwd, o.Config)
+	srcs, err := sources(o.Cwd, o.Config, o.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -582,19 +582,21 @@ func (l *loader) busObject(vm *goja.Runtime, p *Plugin) *goja.Object {
 		return []any{map[string]any{"type": ev.Type, "time": ev.Time.UTC().Format(time.RFC3339Nano), "tenant": ev.Tenant, "properties": ev.Properties}}
 	}
 	b.Set("subscribe", func(call goja.FunctionCall) goja.Value {
-		return l.subscribe(vm, p, call.Argument(0).String(), call.Argument(1), podcode)
+		return l.subscribe(vm, p, call.Argument(0).String(), call.Argument(1), nil, podcode)
 	})
 	b.Set("subscribeAll", func(call goja.FunctionCall) goja.Value {
-		return l.subscribe(vm, p, "", call.Argument(0), podcode)
+		return l.subscribe(vm, p, "", call.Argument(0), nil, podcode)
 	})
 	return b
 }
 
 // subscribe calls fnv, on the plugin's loop, with each value deliver makes
-// of each bus event of type typ ("" for all), and returns the function
-// that stops it. Events wait for the loop within the plugin's
-// eventQueue; the plugin holds at most MaxSubscriptions.
-func (l *loader) subscribe(vm *goja.Runtime, p *Plugin, typ string, fnv goja.Value, deliver func(bus.Event) []any) goja.Value {
+// (on the loop: the plugin's time, not the publisher's) of each bus event
+// of type typ ("" for all) that accept takes (nil: all; on the publisher's
+// goroutine, so cheap), and returns the function that stops it. Events
+// wait for the loop within the plugin's eventQueue; the plugin holds at
+// most MaxSubscriptions.
+func (l *loader) subscribe(vm *goja.Runtime, p *Plugin, typ string, fnv goja.Value, accept func(bus.Event) bool, deliver func(bus.Event) []any) goja.Value {
 	fn, ok := goja.AssertFunction(fnv)
 	if !ok {
 		panic(vm.NewTypeError("bus.subscribe: the listener must be a function"))
@@ -606,8 +608,7 @@ func (l *loader) subscribe(vm *goja.Runtime, p *Plugin, typ string, fnv goja.Val
 	}
 	p.mu.Unlock()
 	unsub := l.o.Bus.Subscribe(typ, p.ID, func(ev bus.Event) {
-		values := deliver(ev)
-		if len(values) == 0 {
+		if accept != nil && !accept(ev) {
 			return
 		}
 		if !p.events.take() {
@@ -616,7 +617,7 @@ func (l *loader) subscribe(vm *goja.Runtime, p *Plugin, typ string, fnv goja.Val
 		}
 		posted := p.rt.Post(func(vm *goja.Runtime) {
 			p.events.done(p.rt.Log())
-			for _, data := range values {
+			for _, data := range deliver(ev) {
 				v, err := jsrt.ToValue(vm, data)
 				if err == nil {
 					_, err = fn(goja.Undefined(), v)

@@ -37,7 +37,10 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/podcode/podcode/internal/bus"
+	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/jsrt"
 	"github.com/podcode/podcode/internal/opencode"
+	"github.com/podcode/podcode/internal/store"
 )
 
 // opencodePackage is the package opencode plugins depend on.
@@ -194,11 +197,17 @@ func (l *loader) opencodeHooks(vm *goja.Runtime, p *Plugin, adapter ocAdapter, v
 // Options.API; events, a subscription to the bus in opencode's events.
 func (l *loader) opencodeInfo(vm *goja.Runtime, p *Plugin) map[string]any {
 	proj := opencode.ProjectAt(l.o.Cwd)
+	p.rt.AttributeCalls() // its client's requests are the calling hook's tenant's (requestScope)
 	return map[string]any{"directory": proj.Directory, "worktree": proj.Worktree, "vcs": proj.VCS,
 		"request": l.ocRequest(p),
 		"events": func(fn goja.Value) goja.Value {
 			mapper := opencode.NewMapper(proj)
-			return l.subscribe(vm, p, "", fn, func(ev bus.Event) []any {
+			accept := func(ev bus.Event) bool {
+				// an opencode plugin is written for one user: it hears the
+				// server's own sessions, not the tenants'
+				return (ev.Tenant == "" || ev.Tenant == store.DefaultTenant) && opencode.Maps(ev.Type)
+			}
+			return l.subscribe(vm, p, "", fn, accept, func(ev bus.Event) []any {
 				evs := mapper.Map(ev)
 				out := make([]any, len(evs))
 				for i, e := range evs {
@@ -219,12 +228,15 @@ const maxAPIResponse = 16 << 20
 // statusText, headers, body}.
 func (l *loader) ocRequest(p *Plugin) func(method, url string, headers map[string]string, body goja.Value) *goja.Promise {
 	return func(method, url string, headers map[string]string, body goja.Value) *goja.Promise {
-		p.rt.AttributeCalls() // a request is the calling hook's tenant's
 		var data []byte
 		if body != nil && !goja.IsNull(body) && !goja.IsUndefined(body) {
 			data = []byte(body.String())
 		}
-		return p.rt.Async(func() (any, error) {
+		scope, err := requestScope(p.rt)
+		return p.rt.Async(len(data), func() (any, error) {
+			if err != nil {
+				return apiAnswer(http.StatusForbidden, nil, fmt.Sprintf(`{"name":"ForbiddenError","data":{"message":%q}}`, method+" "+url+": "+err.Error())), nil
+			}
 			var h http.Handler
 			if l.o.API != nil {
 				h = l.o.API()
@@ -232,7 +244,8 @@ func (l *loader) ocRequest(p *Plugin) func(method, url string, headers map[strin
 			if h == nil {
 				return apiAnswer(http.StatusServiceUnavailable, nil, `{"name":"UnavailableError","data":{"message":"the server's sessions are not open yet (the client answers once the server runs)"}}`), nil
 			}
-			req, err := http.NewRequestWithContext(WithCaller(context.Background(), p.ID), method, "http://opencode.internal"+url, bytes.NewReader(data))
+			ctx := chat.WithScope(WithRequester(context.Background(), p.ID), scope)
+			req, err := http.NewRequestWithContext(ctx, method, "http://opencode.internal"+url, bytes.NewReader(data))
 			if err != nil {
 				return nil, err
 			}
@@ -240,13 +253,47 @@ func (l *loader) ocRequest(p *Plugin) func(method, url string, headers map[strin
 				req.Header.Set(k, v)
 			}
 			rec := &recorder{header: http.Header{}}
-			h.ServeHTTP(rec, req)
-			if rec.body.Len() > maxAPIResponse {
+			if err := serveSafely(h, rec, req); err != nil {
+				return nil, err
+			}
+			if rec.tooLarge {
 				return nil, fmt.Errorf("%s %s: the answer is larger than %d MiB, the most a plugin's client takes", method, url, maxAPIResponse>>20)
 			}
 			return apiAnswer(rec.status(), rec.header, rec.body.String()), nil
 		})
 	}
+}
+
+// requestScope is whom a plugin's request to the API acts for: the scope
+// of the hook call whose own code makes it; after an await (or in a timer),
+// the tenant every call under way serves, or the server's own when none
+// is. Calls of several tenants under way leave the request to nobody: an
+// error, never a guess that could hand one tenant's sessions to another.
+func requestScope(rt *jsrt.Runtime) (chat.Scope, error) {
+	ctxs, exact := rt.CallContexts()
+	if exact {
+		return chat.ScopeFrom(ctxs[0]), nil
+	}
+	var (
+		out   chat.Scope
+		owner string
+	)
+	for i, ctx := range ctxs {
+		s := chat.ScopeFrom(ctx)
+		key := s.Tenant
+		switch {
+		case s.TenantID > 0:
+			key = store.TenantKey(s.TenantID)
+		case key == "":
+			key = store.DefaultTenant
+		}
+		if i == 0 {
+			out, owner = chat.Scope{Tenant: key, TenantID: s.TenantID}, key
+		} else if key != owner {
+			return chat.Scope{}, errors.New("the request was made after an await while the plugin served calls of several tenants: it acts for none of them (make it before the hook awaits anything)")
+		}
+	}
+	return out, nil
 }
 
 func apiAnswer(status int, header http.Header, body string) map[string]any {
@@ -261,9 +308,10 @@ func apiAnswer(status int, header http.Header, body string) map[string]any {
 
 // recorder keeps a handler's answer.
 type recorder struct {
-	header http.Header
-	code   int
-	body   bytes.Buffer
+	header   http.Header
+	code     int
+	body     bytes.Buffer
+	tooLarge bool
 }
 
 func (r *recorder) Header() http.Header { return r.header }
@@ -274,10 +322,23 @@ func (r *recorder) WriteHeader(code int) {
 }
 func (r *recorder) Write(b []byte) (int, error) {
 	r.WriteHeader(http.StatusOK)
-	if r.body.Len() > maxAPIResponse {
+	if r.tooLarge || r.body.Len()+len(b) > maxAPIResponse {
+		r.tooLarge = true
 		return 0, errors.New("answer too large")
 	}
 	return r.body.Write(b)
+}
+
+// serveSafely serves req, a panic of the handler's being the request's
+// error rather than the end of the server.
+func serveSafely(h http.Handler, w http.ResponseWriter, req *http.Request) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%s %s: the server failed answering it: %v", req.Method, req.URL.Path, v)
+		}
+	}()
+	h.ServeHTTP(w, req)
+	return nil
 }
 func (r *recorder) status() int {
 	if r.code == 0 {

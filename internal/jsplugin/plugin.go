@@ -263,7 +263,7 @@ func (p *Plugin) Call(ctx context.Context, hook string, input any, within time.D
 // plugin call, by the runtime's watchdog.
 func (p *Plugin) LifecycleHandler(event plugin.HookEvent) plugin.HookHandler {
 	return func(ctx context.Context, payload *plugin.HookPayload) (*plugin.HookResult, error) {
-		if CallerFrom(ctx) == p.ID {
+		if calledBy(ctx, p.ID) {
 			// the plugin asked for what is dispatched (a process of its
 			// own) and may be waiting for it on its loop: it abstains
 			return nil, nil
@@ -293,17 +293,35 @@ func (p *Plugin) LifecycleHandler(event plugin.HookEvent) plugin.HookHandler {
 type callerKey struct{}
 
 // WithCaller returns ctx saying that the plugin id asked for what is being
-// dispatched in it (a process it starts: plugin_exec): that plugin's own
-// lifecycle handlers abstain, since it may be waiting for the answer on
-// the loop they would run on (a synchronous execSync), and a plugin
-// vetting its own processes adds nothing.
+// dispatched in it (a process it starts: plugin_exec), besides the plugins
+// ctx named already (a process started by a handler of one dispatched for
+// another's): those plugins' own lifecycle handlers abstain, since each
+// may be waiting for the answer on the loop they would run on (a
+// synchronous execSync), and a plugin vetting its own processes adds
+// nothing.
 func WithCaller(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, callerKey{}, id)
+	prev, _ := ctx.Value(callerKey{}).([]string)
+	return context.WithValue(ctx, callerKey{}, append(slices.Clip(prev), id))
 }
 
-// CallerFrom is the plugin WithCaller named in ctx, or "".
-func CallerFrom(ctx context.Context) string {
-	id, _ := ctx.Value(callerKey{}).(string)
+// calledBy reports whether WithCaller named id in ctx.
+func calledBy(ctx context.Context, id string) bool {
+	ids, _ := ctx.Value(callerKey{}).([]string)
+	return slices.Contains(ids, id)
+}
+
+type requesterKey struct{}
+
+// WithRequester returns ctx saying that the plugin id made the request
+// served in it (its opencode client's): for the server's log, never for
+// the guard (a turn the request starts is guarded as any turn).
+func WithRequester(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requesterKey{}, id)
+}
+
+// RequesterFrom is the plugin WithRequester named in ctx, or "".
+func RequesterFrom(ctx context.Context) string {
+	id, _ := ctx.Value(requesterKey{}).(string)
 	return id
 }
 

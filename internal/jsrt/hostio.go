@@ -33,6 +33,9 @@ const (
 	// MaxFileOps is how many other file operations (writeFile, readdir,
 	// stat) one runtime runs at once.
 	MaxFileOps = 8
+	// MaxRequests is how many in-process requests (Runtime.Async: its
+	// opencode client's) one runtime runs at once.
+	MaxRequests = 8
 	// MaxWaitingOps is how many operations of each of those kinds may wait
 	// their turn; past it, the call rejects at once.
 	MaxWaitingOps = 10_000

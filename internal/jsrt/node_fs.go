@@ -300,7 +300,10 @@ func fsWriteFile(r *Runtime, args []goja.Value) (fsWork, error) {
 		}
 		defer f.Close()
 		st, err := f.Stat()
-		if err == nil && !st.Mode().IsRegular() && !st.IsDir() && st.Mode()&fs.ModeCharDevice == 0 {
+		if err != nil {
+			return nil, sysErr("fstat", shown, err)
+		}
+		if !st.Mode().IsRegular() && !st.IsDir() && st.Mode()&fs.ModeCharDevice == 0 {
 			return nil, fmt.Errorf("writeFile: %s is %s, not a file", shown, trust.FileType(st.Mode()))
 		}
 		if flags&os.O_TRUNC != 0 && st.Mode().IsRegular() {
@@ -766,7 +769,7 @@ func fsRead(r *Runtime, args []goja.Value) (fsWork, error) {
 			return nil, sysErr("read", "", err)
 		}
 		return buf[:n], nil
-	}, convert: r.bufferValue}, nil
+	}, convert: r.bufferValue, read: true}, nil
 }
 
 func fsWrite(r *Runtime, args []goja.Value) (fsWork, error) {

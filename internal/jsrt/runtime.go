@@ -138,7 +138,8 @@ type Runtime struct {
 	stopErr    atomic.Pointer[error] // why the runtime stopped itself
 
 	// Loop goroutine only.
-	callCtx   context.Context // the context of the host call whose own code runs (see CallContext), nil otherwise
+	callCtx   context.Context           // the context of the host call whose own code runs (see CallContext), nil otherwise
+	underWay  map[*pendingCall]struct{} // calls started and not settled, of an attributed runtime (CallContexts)
 	rejected  []*goja.Promise
 	timers    map[int64]*jsTimer // by id
 	theap     timerHeap          // the same timers, the next due first
@@ -408,7 +409,9 @@ func (r *Runtime) finish() {
 	if r.opts.MemoryLimit > 0 {
 		unwatchMemory(r)
 	}
+	// every goja value the runtime holds keeps the whole VM alive
 	r.vm, r.rep, r.noop, r.host, r.rejected, r.kept = nil, nil, nil, hostState{}, nil, nil
+	r.within, r.withinBody, r.underWay = nil, nil, nil
 	if err := r.Err(); err != nil && r.opts.OnStop != nil {
 		go r.opts.OnStop(err)
 	}
@@ -661,6 +664,12 @@ func (r *Runtime) startCall(c *pendingCall) (goja.Value, error) {
 		defer func() { r.callCtx = nil }()
 		return c.start(r.vm)
 	}
+	if r.underWay == nil {
+		r.underWay = map[*pendingCall]struct{}{}
+	} else if len(r.underWay) >= maxUnderWay {
+		r.pruneUnderWay()
+	}
+	r.underWay[c] = struct{}{}
 	r.starting = c
 	defer func() { r.starting, r.callCtx, r.startV, r.startErr = nil, nil, nil, nil }()
 	if _, err := r.within(goja.Undefined(), r.withinBody); err != nil {
@@ -682,6 +691,37 @@ func (r *Runtime) withinCall(goja.FunctionCall) goja.Value {
 // startCall), for a host function whose work is attributed to the call
 // that asked for it. Loop goroutine only.
 func (r *Runtime) AttributeCalls() { r.attributed = true }
+
+// maxUnderWay is how many calls an attributed runtime tracks before it
+// forgets those whose callers left (a promise that never settles).
+const maxUnderWay = 64
+
+// pruneUnderWay forgets the calls whose callers stopped waiting.
+func (r *Runtime) pruneUnderWay() {
+	for c := range r.underWay {
+		if c.abandoned.Load() || c.ctx.Err() != nil {
+			delete(r.underWay, c)
+		}
+	}
+}
+
+// CallContexts is, while a host call's own code runs, its context alone
+// (exact: see CallContext); otherwise the contexts of the calls under way
+// (started, not settled, their callers still waiting), one of which, or a
+// timer or an event, runs the code now (a continuation after an await):
+// the caller decides what they have in common (a tenant). Contexts are
+// without their cancel. Tracked once AttributeCalls was called; loop
+// goroutine only.
+func (r *Runtime) CallContexts() (ctxs []context.Context, exact bool) {
+	if r.callCtx != nil {
+		return []context.Context{context.WithoutCancel(r.callCtx)}, true
+	}
+	r.pruneUnderWay()
+	for c := range r.underWay {
+		ctxs = append(ctxs, context.WithoutCancel(c.ctx))
+	}
+	return ctxs, false
+}
 
 // CallContext is the context of the host call whose own code runs now
 // (before it awaited anything), without its cancel, or Background when
@@ -721,6 +761,7 @@ func (c *pendingCall) settle(v any, err error) {
 		return
 	}
 	c.settled, c.val, c.err = true, v, err
+	delete(c.r.underWay, c)
 	close(c.done)
 }
 

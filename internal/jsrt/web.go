@@ -48,6 +48,7 @@ type hostState struct {
 	// Operations that run on goroutines of their own, each kind bounded
 	// (see hostio.go).
 	fetchPool, readPool, filePool *hostPool
+	requestPool                   *hostPool // Async's
 	console                       consoleState
 	fds                           map[int64]*os.File // fs.open's descriptors (node_fs.go)
 	nextFd                        int64
@@ -83,6 +84,7 @@ func (r *Runtime) installGlobals() error {
 	r.host.fetchPool = &hostPool{what: "fetch", limit: MaxFetches}
 	r.host.readPool = &hostPool{what: "readFile", limit: MaxFileReads}
 	r.host.filePool = &hostPool{what: "fs", limit: MaxFileOps}
+	r.host.requestPool = &hostPool{what: "request", limit: MaxRequests}
 	r.host.console.budget = logging.LineBudget{Burst: ConsoleBurst, PerSecond: ConsoleLinesPerSecond}
 
 	r.host.rangeError, _ = goja.AssertConstructor(vm.Get("RangeError"))
@@ -212,7 +214,7 @@ func (r *Runtime) async(pool *hostPool, held int, work func() (any, error), conv
 	r.host.held += int64(held)
 	run := func() {
 		go func() {
-			v, err := work()
+			v, err := recovered(work)
 			r.enqueue(func() {
 				r.host.held -= int64(held)
 				pool.finished(r.closing())
@@ -234,13 +236,25 @@ func (r *Runtime) async(pool *hostPool, held int, work func() (any, error), conv
 	return p
 }
 
-// Async runs work off the loop, counted with the runtime's fetch requests
-// (MaxFetches at once, MaxWaitingOps waiting), and returns a promise that
-// settles on the loop with work's result (converted as ToValue converts)
-// or its error. For a host function that answers later: an in-process
-// request of a plugin's. Loop goroutine only.
-func (r *Runtime) Async(work func() (any, error)) *goja.Promise {
-	return r.async(r.host.fetchPool, 0, work, func(v any) goja.Value {
+// recovered runs work, a panic of its being its error: the goroutine of
+// a host's work must not take the server down.
+func recovered(work func() (any, error)) (v any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			v, err = nil, fmt.Errorf("the host failed: %s", panicText(p))
+		}
+	}()
+	return work()
+}
+
+// Async runs work off the loop, at most MaxRequests at once (MaxWaitingOps
+// waiting), held bytes of the plugin's data counted against MaxHeldBytes
+// until it ends, and returns a promise that settles on the loop with
+// work's result (converted as ToValue converts) or its error. For a host
+// function that answers later: an in-process request of a plugin's (one
+// that runs a whole turn, so apart from fetch's). Loop goroutine only.
+func (r *Runtime) Async(held int, work func() (any, error)) *goja.Promise {
+	return r.async(r.host.requestPool, held, work, func(v any) goja.Value {
 		out, err := ToValue(r.vm, v)
 		if err != nil {
 			return r.vm.NewGoError(err)

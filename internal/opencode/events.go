@@ -33,6 +33,17 @@ const (
 	ToastShown = "tui.toast.show"
 )
 
+// Maps reports whether Map may make events of a bus event of type typ:
+// a check cheap enough for the publisher's goroutine, before the event
+// waits for a plugin's loop.
+func Maps(typ string) bool {
+	switch typ {
+	case podSessionCreated, podSessionDeleted, podMessageStored, podTurnStarted, podTurnFinished, podCompacted, podPermissionAsked, ToastShown:
+		return true
+	}
+	return false
+}
+
 // maxCalls bounds the tool calls a Mapper remembers until their results:
 // a call whose result never comes is forgotten, oldest first.
 const maxCalls = 1024

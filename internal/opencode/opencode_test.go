@@ -38,7 +38,13 @@ func TestMapperTurn(t *testing.T) {
 	mp := NewMapper(p)
 	at := time.UnixMilli(1700000000000)
 	var got []Event
-	add := func(ev bus.Event) { got = append(got, mp.Map(ev)...) }
+	add := func(ev bus.Event) {
+		evs := mp.Map(ev)
+		if len(evs) > 0 != Maps(ev.Type) { // the pre-filter lets through what maps, and nothing else here
+			t.Errorf("%s maps to %d events, Maps says %v", ev.Type, len(evs), Maps(ev.Type))
+		}
+		got = append(got, evs...)
+	}
 	add(bus.Event{Type: podTurnStarted, Properties: map[string]any{"sessionID": "ses_1"}})
 	add(stored(t, chat.Message{ID: "msg_u", SessionID: "ses_1", Role: chat.RoleUser, Text: "write it", CreatedAt: at}))
 	add(stored(t, chat.Message{ID: "msg_a", SessionID: "ses_1", Role: chat.RoleAssistant, Model: "offline/echo", CreatedAt: at,

@@ -2,8 +2,11 @@
 // that the SDK client of its plugins calls (ctx.client: @opencode-ai/sdk's
 // routes), over Podcode's app, agent and store. A plugin's
 // client.session.get, client.app.log or client.tui.showToast is a request
-// to Handler, made by the plugin runtime without a socket; it acts for the
-// default tenant, the server's own, whose plugins they are.
+// to Handler, made by the plugin runtime without a socket. It acts for the
+// tenant whose turn the plugin's hook serves (the request's chat.Scope:
+// that tenant's sessions, its workspace for the turns it starts), and for
+// the server's own (the default tenant) outside a tenant's turn: a plugin
+// never reaches another tenant's sessions.
 //
 // Plugins start before the agent exists (their server() runs in app.Boot):
 // the routes of the app (health, log, toast, config, providers, paths,
@@ -50,11 +53,16 @@ import (
 	"github.com/podcode/podcode/internal/jsplugin"
 	"github.com/podcode/podcode/internal/opencode"
 	"github.com/podcode/podcode/internal/store"
+	"github.com/podcode/podcode/internal/tool"
 	"github.com/podcode/podcode/internal/version"
 )
 
 // maxBody bounds a request's body.
 const maxBody = 4 << 20
+
+// maxBackground bounds the turns promptAsync runs at once: a plugin that
+// loops on it gets 429s, not a goroutine per call.
+const maxBackground = 4
 
 // Handler is the API over an app and, once there is one, its agent.
 type Handler struct {
@@ -62,11 +70,12 @@ type Handler struct {
 	ag      *agent.Agent // nil: the session routes answer 503
 	project opencode.Project
 	mux     *http.ServeMux
+	bg      chan struct{} // a slot per background turn (maxBackground)
 }
 
 // New returns the API over a and ag; ag may be nil (see the package doc).
 func New(a *app.App, ag *agent.Agent) *Handler {
-	h := &Handler{app: a, ag: ag, project: opencode.ProjectAt(a.Cwd)}
+	h := &Handler{app: a, ag: ag, project: opencode.ProjectAt(a.Cwd), bg: make(chan struct{}, maxBackground)}
 	m := http.NewServeMux()
 	m.HandleFunc("GET /global/health", h.health)
 	m.HandleFunc("POST /log", h.log)
@@ -125,9 +134,51 @@ func (h *Handler) failErr(w http.ResponseWriter, err error) {
 		fail(w, http.StatusNotFound, "NotFoundError", err.Error())
 	case errors.Is(err, agent.ErrBusy):
 		fail(w, http.StatusConflict, "BusyError", err.Error())
+	case errors.Is(err, agent.ErrShuttingDown):
+		fail(w, http.StatusServiceUnavailable, "UnavailableError", err.Error())
 	default:
-		fail(w, http.StatusBadRequest, "UnknownError", err.Error())
+		var rejected *agent.PromptRejected
+		if errors.As(err, &rejected) {
+			fail(w, http.StatusForbidden, "PromptRejectedError", err.Error())
+			return
+		}
+		fail(w, http.StatusInternalServerError, "UnknownError", err.Error())
 	}
+}
+
+// actor is whom a request acts for (see the package doc).
+type actor struct {
+	tenant string // the sessions' owner in the store
+	id     int64  // the tenant's id, 0 for the server's own
+}
+
+func actorOf(r *http.Request) actor {
+	s := chat.ScopeFrom(r.Context())
+	switch {
+	case s.TenantID > 0:
+		return actor{tenant: store.TenantKey(s.TenantID), id: s.TenantID}
+	case s.Tenant != "":
+		return actor{tenant: s.Tenant}
+	}
+	return actor{tenant: store.DefaultTenant}
+}
+
+// turnContext is the context of a turn a request starts: not ended by the
+// request, in the actor's workspace (a tenant's sandbox).
+func (h *Handler) turnContext(r *http.Request, who actor) (context.Context, error) {
+	ctx := context.WithoutCancel(r.Context())
+	if who.id == 0 {
+		return ctx, nil
+	}
+	ws, err := h.app.Workspace(who.id)
+	if err != nil {
+		return nil, err
+	}
+	return tool.WithWorkspace(ctx, ws), nil
+}
+
+func (a actor) turn(id, prompt string) agent.TurnRequest {
+	return agent.TurnRequest{Tenant: a.tenant, TenantID: a.id, SessionID: id, Prompt: prompt, Channel: "plugin"}
 }
 
 func decode(r *http.Request, v any) error {
@@ -155,7 +206,7 @@ func (h *Handler) health(w http.ResponseWriter, r *http.Request) {
 // pluginLog is the server's log with the calling plugin's id.
 func (h *Handler) pluginLog(ctx context.Context) *slog.Logger {
 	l := h.app.Log
-	if id := jsplugin.CallerFrom(ctx); id != "" {
+	if id := jsplugin.RequesterFrom(ctx); id != "" {
 		l = l.With("plugin", id)
 	}
 	return l
@@ -208,12 +259,12 @@ func (h *Handler) toast(w http.ResponseWriter, r *http.Request) {
 	if body.Title != "" {
 		props["title"] = body.Title
 	}
-	h.app.Bus.PublishFor(store.DefaultTenant, opencode.ToastShown, props)
+	h.app.Bus.PublishFor(actorOf(r).tenant, opencode.ToastShown, props)
 	reply(w, http.StatusOK, true)
 }
 
 func (h *Handler) sessions(w http.ResponseWriter, r *http.Request) {
-	list, err := h.ag.Store.Sessions(r.Context(), store.DefaultTenant)
+	list, err := h.ag.Store.Sessions(r.Context(), actorOf(r).tenant)
 	if err != nil {
 		h.failErr(w, err)
 		return
@@ -234,7 +285,14 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "BadRequest", err.Error())
 		return
 	}
-	s, err := h.ag.NewSession(r.Context(), agent.SessionRequest{Tenant: store.DefaultTenant, Title: body.Title, ParentID: body.ParentID, Channel: "plugin"})
+	who := actorOf(r)
+	if body.ParentID != "" {
+		if _, err := h.ag.Store.Session(r.Context(), who.tenant, body.ParentID); err != nil {
+			h.failErr(w, err)
+			return
+		}
+	}
+	s, err := h.ag.NewSession(r.Context(), agent.SessionRequest{Tenant: who.tenant, TenantID: who.id, Title: body.Title, ParentID: body.ParentID, Channel: "plugin"})
 	if err != nil {
 		h.failErr(w, err)
 		return
@@ -243,7 +301,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) session(w http.ResponseWriter, r *http.Request) {
-	s, err := h.ag.Store.Session(r.Context(), store.DefaultTenant, r.PathValue("id"))
+	s, err := h.ag.Store.Session(r.Context(), actorOf(r).tenant, r.PathValue("id"))
 	if err != nil {
 		h.failErr(w, err)
 		return
@@ -252,7 +310,7 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
-	if err := h.ag.DeleteSession(r.Context(), store.DefaultTenant, r.PathValue("id")); err != nil {
+	if err := h.ag.DeleteSession(r.Context(), actorOf(r).tenant, r.PathValue("id")); err != nil {
 		h.failErr(w, err)
 		return
 	}
@@ -261,7 +319,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) messages(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if _, err := h.ag.Store.Session(r.Context(), store.DefaultTenant, id); err != nil {
+	if _, err := h.ag.Store.Session(r.Context(), actorOf(r).tenant, id); err != nil {
 		h.failErr(w, err)
 		return
 	}
@@ -308,8 +366,9 @@ func (h *Handler) prompt(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "BadRequest", "session.prompt: no text part to send")
 		return
 	}
+	who := actorOf(r)
 	if body.NoReply {
-		m, err := h.ag.Inject(r.Context(), store.DefaultTenant, id, text)
+		m, err := h.ag.Inject(r.Context(), who.tenant, id, text)
 		if err != nil {
 			h.failErr(w, err)
 			return
@@ -317,7 +376,12 @@ func (h *Handler) prompt(w http.ResponseWriter, r *http.Request) {
 		reply(w, http.StatusOK, opencode.Entry{Info: h.project.Info(m), Parts: h.project.Parts(m, nil)})
 		return
 	}
-	res, err := h.ag.Run(r.Context(), agent.TurnRequest{Tenant: store.DefaultTenant, SessionID: id, Prompt: text, Channel: "plugin"})
+	ctx, err := h.turnContext(r, who)
+	if err != nil {
+		h.failErr(w, err)
+		return
+	}
+	res, err := h.ag.Run(ctx, who.turn(id, text))
 	if err != nil {
 		h.failErr(w, err)
 		return
@@ -339,22 +403,51 @@ func (h *Handler) promptAsync(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "BadRequest", err.Error())
 		return
 	}
-	if _, err := h.ag.Store.Session(r.Context(), store.DefaultTenant, id); err != nil {
+	text := body.text()
+	if text == "" {
+		fail(w, http.StatusBadRequest, "BadRequest", "session.promptAsync: no text part to send")
+		return
+	}
+	who := actorOf(r)
+	if _, err := h.ag.Store.Session(r.Context(), who.tenant, id); err != nil {
 		h.failErr(w, err)
 		return
 	}
-	text := body.text()
+	ctx, err := h.turnContext(r, who)
+	if err != nil {
+		h.failErr(w, err)
+		return
+	}
+	select {
+	case h.bg <- struct{}{}:
+	default:
+		fail(w, http.StatusTooManyRequests, "TooManyRequestsError", fmt.Sprintf("session.promptAsync: %d turns started by plugins already run; wait for one to end", maxBackground))
+		return
+	}
 	go func() {
-		ctx := context.WithoutCancel(r.Context())
-		if _, err := h.ag.Run(ctx, agent.TurnRequest{Tenant: store.DefaultTenant, SessionID: id, Prompt: text, Channel: "plugin"}); err != nil {
-			h.pluginLog(ctx).Warn("plugin: client.session.promptAsync: the turn failed", "session", id, "error", err.Error())
+		defer func() { <-h.bg }()
+		res, err := h.ag.Run(ctx, who.turn(id, text))
+		if err == nil {
+			return
+		}
+		h.pluginLog(ctx).Warn("plugin: client.session.promptAsync: the turn failed", "session", id, "error", err.Error())
+		if res == nil {
+			// refused before it started: nothing else would say so
+			h.app.Bus.PublishFor(who.tenant, agent.EventTurnRefused, map[string]any{"sessionID": id, "error": h.app.Redact.String(err.Error())})
 		}
 	}()
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// abort cancels the session's turn, wherever it runs; it answers whether
+// there was one.
 func (h *Handler) abort(w http.ResponseWriter, r *http.Request) {
-	reply(w, http.StatusOK, h.ag.Cancel(r.PathValue("id")))
+	s, err := h.ag.Store.Session(r.Context(), actorOf(r).tenant, r.PathValue("id"))
+	if err != nil {
+		h.failErr(w, err)
+		return
+	}
+	reply(w, http.StatusOK, h.ag.CancelAnywhere(r.Context(), s))
 }
 
 func (h *Handler) config(w http.ResponseWriter, r *http.Request) {

@@ -226,3 +226,95 @@ func FuzzRequest(f *testing.F) {
 		}
 	})
 }
+
+// A plugin's client acts for the tenant whose turn its hook serves: it
+// lists, reads and aborts that tenant's sessions, never another's; outside
+// a tenant's turn it acts for the server's own.
+func TestClientActsForTheTenantOfTheCall(t *testing.T) {
+	const probe = `export const Probe = async ({ client }) => ({ tool: { probe: {
+  description: "", args: { other: { type: "string" } },
+  async execute(args) {
+    const list = await client.session.list()
+    const other = await client.session.get({ path: { id: args.other } })
+    const abort = await client.session.abort({ path: { id: args.other } })
+    const made = await client.session.create({ body: { title: "made" } })
+    return JSON.stringify({ list: list.data.map(s => s.id), other: other.error ? other.error.name : "read", abort: abort.error ? abort.error.name : "aborted", made: made.data.id })
+  } } } })`
+	e := boot(t, apptest.Project{Files: map[string]string{".opencode/plugin/probe.js": probe}})
+	ctx := context.Background()
+	own := e.session(t)
+	theirs, err := e.ag.NewSession(ctx, agent.SessionRequest{Tenant: "7", TenantID: 7, Title: "tenant 7's", Channel: "api"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(ctx context.Context, other string) (out struct {
+		List  []string
+		Other string
+		Abort string
+		Made  string
+	}) {
+		t.Helper()
+		res, _, err := e.a.Runner.CallTool(ctx, tool.Call{}, "probe", map[string]any{"other": other})
+		if err != nil {
+			t.Fatalf("probe: %+v %v", res, err)
+		}
+		if err := json.Unmarshal([]byte(res.Output), &out); err != nil {
+			t.Fatalf("probe: %q: %v", res.Output, err)
+		}
+		return out
+	}
+	tenant := chat.WithScope(ctx, chat.Scope{Tenant: "7", TenantID: 7})
+	got := call(tenant, own)
+	if len(got.List) != 1 || got.List[0] != theirs.ID || got.Other != "NotFoundError" || got.Abort != "NotFoundError" {
+		t.Errorf("in tenant 7's call: %+v", got)
+	}
+	if s, err := e.ag.Store.Session(ctx, "7", got.Made); err != nil || s.Title != "made" {
+		t.Errorf("the session made in tenant 7's call: %+v %v", s, err)
+	}
+	got = call(ctx, theirs.ID)
+	if len(got.List) != 1 || got.List[0] != own || got.Other != "NotFoundError" || got.Abort != "NotFoundError" {
+		t.Errorf("outside a tenant's call: %+v", got)
+	}
+	if _, err := e.ag.Store.Session(ctx, store.DefaultTenant, got.Made); err != nil {
+		t.Errorf("the session made outside a tenant's call: %v", err)
+	}
+}
+
+// A request made after an await while calls of two tenants are under way
+// belongs to neither: it is refused, not guessed.
+func TestClientRefusesARequestOfNoOneTenant(t *testing.T) {
+	const twice = `export const Twice = async ({ client }) => ({ tool: {
+  first: { description: "", args: {}, async execute() {
+    await new Promise(resolve => { globalThis.release = resolve })
+    const r = await client.session.list()
+    return r.error ? r.error.name + ": " + r.error.data.message : "listed " + r.data.length
+  } },
+  second: { description: "", args: {}, async execute() {
+    globalThis.release()
+    await new Promise(resolve => setTimeout(resolve, 200))
+    return "released"
+  } } } })`
+	e := boot(t, apptest.Project{Files: map[string]string{".opencode/plugin/twice.js": twice}})
+	ctx := context.Background()
+	e.session(t)
+	first := make(chan string, 1)
+	go func() {
+		res, _, err := e.a.Runner.CallTool(chat.WithScope(ctx, chat.Scope{Tenant: "7", TenantID: 7}), tool.Call{}, "first", map[string]any{})
+		if err != nil {
+			first <- err.Error()
+			return
+		}
+		first <- res.Output
+	}()
+	for range 500 { // until first awaits its release
+		res, _, err := e.a.Runner.CallTool(ctx, tool.Call{}, "second", map[string]any{})
+		if err == nil && res.Output == "released" {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	got := <-first
+	if !strings.HasPrefix(got, "ForbiddenError: GET /session: the request was made after an await while the plugin served calls of several tenants") {
+		t.Errorf("first: %q", got)
+	}
+}

@@ -110,7 +110,7 @@ class ShellPromise {
   _start() {
     const cp = require("child_process");
     return new Promise((resolve, reject) => {
-      const options = { cwd: this._cwd || process.cwd(), stdio: "pipe", _api: "$" };
+      const options = { cwd: this._cwd || undefined, stdio: "pipe", _api: "$" };
       if (this._env !== undefined) options.env = this._env;
       const child = cp._spawn("$", "bash", ["-c", this._script], options);
       const out = [], err = [];

@@ -30,7 +30,7 @@ function quote(a) {
 }
 
 function toCwd(cwd) {
-  if (cwd === undefined || cwd === null) return process.cwd();
+  if (cwd === undefined || cwd === null) return undefined; // the host's default (a tenant's workspace)
   if (typeof cwd === "string") return require("path").resolve(cwd);
   if (cwd && typeof cwd.href === "string") return require("url").fileURLToPath(cwd);
   throw errors.invalidArgType("options.cwd", "string or an instance of URL", cwd);
@@ -152,7 +152,9 @@ function spawnWith(api, file, args, options) {
   }
   for (const fd of [1, 2]) {
     if (stdio[fd] !== "pipe") continue;
-    const r = new stream.Readable({ read() {} });
+    // the process writes on while the plugin reads: a Readable over its
+    // high-water mark takes no more chunks until it wants more (read)
+    const r = new stream.Readable({ read() { if (child._id !== undefined) host.readMore(child._id, fd); } });
     outputs[fd] = r;
     if (fd === 1) child.stdout = r; else child.stderr = r;
   }
@@ -172,7 +174,7 @@ function spawnWith(api, file, args, options) {
       if (n.options.timeout > 0) timer = setTimeout(() => child.kill(n.options.killSignal), n.options.timeout);
       child.emit("spawn");
     },
-    data(fd, ab) { if (outputs[fd]) outputs[fd].push(Buffer_().from(ab)); },
+    data(fd, ab) { return outputs[fd] ? outputs[fd].push(Buffer_().from(ab)) : true; },
     error(err) {
       child._running = false;
       if (timer) clearTimeout(timer);
