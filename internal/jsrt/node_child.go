@@ -365,11 +365,21 @@ func (r *Runtime) spawnErrorValue(req ExecRequest, err error) goja.Value {
 	return v
 }
 
-// outputs wires cmd's stdout and stderr as stdio says: "pipe" to a
-// chunkWriter that delivers to the loop (set in cp.out), "inherit" to
-// the log, else nowhere. It returns what Done gets of the output: its
-// tail, once the process ended.
-func (r *Runtime) outputs(cp *childProc, cmd *exec.Cmd, stdio []string, deliver func(fd int, b []byte) bool) (tail func() string, flush func()) {
+// pipeOutputs makes the chunkWriters of the outputs stdio pipes, in
+// cp.out. On the loop, which reads cp.out (readMore) from then on.
+func (r *Runtime) pipeOutputs(cp *childProc, stdio []string, deliver func(fd int, b []byte) bool) {
+	for fd := 1; fd <= 2; fd++ {
+		if fd >= len(stdio) || stdio[fd] == "pipe" {
+			cp.out[fd] = &chunkWriter{r: r, fd: fd, deliver: deliver, slots: make(chan struct{}, maxChunksAhead), tail: &tailWriter{}}
+		}
+	}
+}
+
+// outputs wires cmd's stdout and stderr as stdio says: "pipe" to its
+// chunkWriter in cp.out (pipeOutputs), which delivers to the loop,
+// "inherit" to the log, else nowhere. It returns what Done gets of the
+// output: its tail, once the process ended.
+func (r *Runtime) outputs(cp *childProc, cmd *exec.Cmd, stdio []string) (tail func() string, flush func()) {
 	var tails []*tailWriter
 	var lines []*lineWriter
 	for fd, dst := range map[int]*io.Writer{1: &cmd.Stdout, 2: &cmd.Stderr} {
@@ -378,12 +388,13 @@ func (r *Runtime) outputs(cp *childProc, cmd *exec.Cmd, stdio []string, deliver 
 			mode = stdio[fd]
 		}
 		t := &tailWriter{}
+		if w := cp.out[fd]; mode == "pipe" && w != nil {
+			t = w.tail
+		}
 		tails = append(tails, t)
 		switch mode {
 		case "pipe":
-			w := &chunkWriter{r: r, fd: fd, deliver: deliver, slots: make(chan struct{}, maxChunksAhead), tail: t}
-			cp.out[fd] = w
-			*dst = w
+			*dst = cp.out[fd]
 		case "inherit":
 			lw := &lineWriter{log: r.Log(), level: map[int]string{1: "info", 2: "warn"}[fd], budget: logging.LineBudget{Burst: inheritBurst, PerSecond: inheritLinesPerSecond}, tail: t}
 			lines = append(lines, lw)
@@ -452,6 +463,7 @@ func (r *Runtime) childSpawn(o *goja.Object, stdio []string, events *goja.Object
 			})
 		})
 	}
+	r.pipeOutputs(cp, stdio, deliver)
 	ctx, release := r.execContext()
 	go func() {
 		defer release()
@@ -463,7 +475,7 @@ func (r *Runtime) childSpawn(o *goja.Object, stdio []string, events *goja.Object
 			if a, err = r.approve(ctx, req); err != nil {
 				return err
 			}
-			tail, flush = r.outputs(cp, a.Cmd, stdio, deliver)
+			tail, flush = r.outputs(cp, a.Cmd, stdio)
 			if stdinR != nil {
 				a.Cmd.Stdin = stdinR // not a nil *io.PipeReader in an interface: proc would read it
 			}
@@ -782,8 +794,9 @@ func (r *Runtime) childSpawnSync(o *goja.Object, stdio []string, input goja.Valu
 			return
 		}
 		res.pid = p.Pid()
-		exited := make(chan struct{})
+		exited, watched := make(chan struct{}), make(chan struct{})
 		go func() {
+			defer close(watched) // res.why is read once the watch ended
 			var timeout <-chan time.Time
 			if timeoutMs > 0 {
 				t := time.NewTimer(time.Duration(timeoutMs) * time.Millisecond)
@@ -809,6 +822,7 @@ func (r *Runtime) childSpawnSync(o *goja.Object, stdio []string, input goja.Valu
 		}()
 		res.code, res.err = p.Wait()
 		close(exited)
+		<-watched
 		for _, lw := range lines {
 			lw.flush()
 		}
