@@ -93,17 +93,20 @@ type Agent struct {
 	running map[string]context.CancelFunc // turns under way, by session
 	byModel map[string]provider.Provider  // providers made so far, by model
 	// injected are the user messages Inject handed to a turn under way,
-	// by session, for it to store before its next model call
-	injected map[string][]*chat.Message
-	// ending are the sessions whose turn made its last model call and is
-	// storing what was injected too late for it: Inject stores at once
-	ending map[string]bool
+	// by session, for it to store before its next model call; injectable
+	// are the sessions whose turn takes them (it holds the session: its
+	// lease, on many nodes); ending, closed once the session's turn ended
+	// and stored what came too late for it, the sessions whose turn ends
+	injected   map[string][]*chat.Message
+	injectable map[string]bool
+	ending     map[string]chan struct{}
 }
 
 // New returns an agent over a booted app and an open store.
 func New(a *app.App, st *store.Store) *Agent {
 	ag := &Agent{App: a, Store: st, MaxSteps: a.Config.Agent.MaxSteps,
-		running: map[string]context.CancelFunc{}, byModel: map[string]provider.Provider{}}
+		running: map[string]context.CancelFunc{}, byModel: map[string]provider.Provider{},
+		injected: map[string][]*chat.Message{}, injectable: map[string]bool{}, ending: map[string]chan struct{}{}}
 	if ag.MaxSteps <= 0 {
 		ag.MaxSteps = DefaultMaxSteps
 	}
@@ -116,9 +119,11 @@ func New(a *app.App, st *store.Store) *Agent {
 // Inject adds a user message to a session without a turn of its own (the
 // noReply prompts of opencode's plugins): a turn running in the session
 // stores it before its next model call, so that the model reads it then
-// (never between a tool call and its result); otherwise it is stored at
-// once, for the session's next turn. The message is returned with its
-// id; a turn stores it later when one runs.
+// (never between a tool call and its result), or, when it came too late
+// for that, as the turn ends, before the session is free; otherwise it is
+// stored at once, for the session's next turn. A session whose turn runs
+// on another node is busy (ErrBusy): its history is not ours to write. The
+// message is returned with its id; a turn stores it later when one runs.
 func (a *Agent) Inject(ctx context.Context, tenant, sessionID, text string) (chat.Message, error) {
 	if tenant == "" {
 		tenant = store.DefaultTenant
@@ -128,21 +133,32 @@ func (a *Agent) Inject(ctx context.Context, tenant, sessionID, text string) (cha
 		return chat.Message{}, err
 	}
 	m := &chat.Message{ID: chat.NewID("msg"), SessionID: sess.ID, Role: chat.RoleUser, Text: text, CreatedAt: time.Now().UTC().Truncate(time.Millisecond)}
-	a.mu.Lock()
-	if a.running[sess.ID] != nil && !a.ending[sess.ID] {
-		if a.injected == nil {
-			a.injected = map[string][]*chat.Message{}
+	for {
+		a.mu.Lock()
+		if a.injectable[sess.ID] {
+			a.injected[sess.ID] = append(a.injected[sess.ID], m)
+			out := *m // the turn may write m once the lock is free
+			a.mu.Unlock()
+			return out, nil
 		}
-		a.injected[sess.ID] = append(a.injected[sess.ID], m)
-		out := *m // the turn may write m once the lock is free
+		ended := a.ending[sess.ID]
 		a.mu.Unlock()
-		return out, nil
+		if ended == nil {
+			break
+		}
+		// the turn stores what it was given and frees the session: then
+		// the session is as it is for any message
+		select {
+		case <-ended:
+		case <-ctx.Done():
+			return chat.Message{}, ctx.Err()
+		}
+		if sess, err = a.Store.Session(ctx, tenant, sessionID); err != nil {
+			return chat.Message{}, err
+		}
 	}
-	ending := a.ending[sess.ID]
-	a.mu.Unlock()
-	if sess.Status == store.SessionRunning && !ending {
-		// a turn of another process's (a node of many): its history is
-		// not ours to write between a tool call and its result
+	if sess.Status == store.SessionRunning {
+		// a turn of another process's (a node of many)
 		return chat.Message{}, fmt.Errorf("session %s: %w elsewhere", sess.ID, ErrBusy)
 	}
 	if err := a.appendMessage(ctx, sess, m, chat.Usage{}); err != nil {
@@ -483,24 +499,20 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 		freed.Do(func() {
 			// What came too late for the turn's last model call is the
 			// next turn's to read: stored while the session is still
-			// this turn's (its lease held, ctx fenced), never into the
-			// turn of a node that holds the session instead. Meanwhile
-			// Inject stores at once.
+			// this turn's (its lease held, ctx fenced: a lease lost
+			// meanwhile fails the write, which is logged), never into
+			// the turn of a node that holds the session instead. Inject
+			// waits for it to end meanwhile.
 			a.mu.Lock()
-			if a.ending == nil {
-				a.ending = map[string]bool{}
-			}
-			a.ending[sess.ID] = true
+			delete(a.injectable, sess.ID)
+			ended := make(chan struct{})
+			a.ending[sess.ID] = ended
 			left := a.injected[sess.ID]
 			delete(a.injected, sess.ID)
 			a.mu.Unlock()
-			if a.Node != nil && !claimed && len(left) > 0 {
-				a.App.Log.Warn("agent: messages injected while another node ran the session's turn were not stored", "session", sess.ID, "messages", len(left))
-				left = nil
-			}
 			for _, m := range left {
 				if err := a.appendMessage(context.WithoutCancel(ctx), sess, m, chat.Usage{}); err != nil {
-					a.App.Log.Warn("agent: storing an injected message failed", "session", sess.ID, "error", err.Error())
+					a.App.Log.Error("agent: storing an injected message failed; it is lost", "session", sess.ID, "message", m.ID, "error", err.Error())
 				}
 			}
 			if claimed {
@@ -510,6 +522,7 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 			delete(a.running, sess.ID)
 			delete(a.ending, sess.ID)
 			a.mu.Unlock()
+			close(ended)
 		})
 	}
 	defer free()
@@ -524,6 +537,9 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 		// The turn's writes count only while the lease is this node's.
 		ctx = store.WithFence(ctx, sess.ID, a.Node.Holder())
 	}
+	a.mu.Lock()
+	a.injectable[sess.ID] = true // the session is this turn's: messages injected are its to store
+	a.mu.Unlock()
 	// Tool calls a stopped turn left without a result (Podcode died during
 	// them) get one now, or every provider call of the session fails. A
 	// session still marked running has a turn in another process, whose

@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/podcode/podcode/internal/agent"
+	"github.com/podcode/podcode/internal/apptest"
 	"github.com/podcode/podcode/internal/bus"
 	"github.com/podcode/podcode/internal/cluster"
 	"github.com/podcode/podcode/internal/provider/openaitest"
+	"github.com/podcode/podcode/internal/store"
 )
 
 // A turn whose lease another node took is cancelled, and says nothing
@@ -78,5 +80,50 @@ func TestSessionIsFreeWhenTurnFinishedGoesOut(t *testing.T) {
 	}
 	if running.Load() || holder.Load() != "" {
 		t.Errorf("at turn.finished the turn still ran here: %v, the lease was held by %q", running.Load(), holder.Load())
+	}
+}
+
+// While another node runs the session's turn, a message injected here is
+// refused as busy, even while a turn of this node tries for the session
+// (it never holds it): none is taken and then dropped.
+func TestInjectIntoASessionOfAnotherNodeIsBusy(t *testing.T) {
+	e := newEnv(t, apptest.Project{})
+	e.ag.JoinCluster(cluster.New(e.st, nil, cluster.Options{Name: "a", Lease: time.Hour}))
+	ctx := context.Background()
+	sess, err := e.ag.NewSession(ctx, agent.SessionRequest{Channel: "api"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := cluster.New(e.st, nil, cluster.Options{Name: "b", Lease: time.Hour})
+	if err := b.Claim(ctx, sess.ID, func() {}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.SetStatus(ctx, sess.ID, store.SessionRunning); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		done := make(chan error, 1)
+		go func() {
+			_, err := e.ag.Run(ctx, agent.TurnRequest{SessionID: sess.ID, Prompt: "hello", Channel: "api"})
+			done <- err
+		}()
+	inject:
+		for {
+			if m, err := e.ag.Inject(ctx, "", sess.ID, "note"); !errors.Is(err, agent.ErrBusy) {
+				t.Fatalf("inject while b runs the session: %+v %v", m, err)
+			}
+			select {
+			case err := <-done:
+				if !errors.Is(err, agent.ErrBusy) {
+					t.Fatalf("a's turn: %v", err)
+				}
+				break inject
+			default:
+			}
+		}
+	}
+	msgs, err := e.st.Messages(ctx, sess.ID)
+	if err != nil || len(msgs) != 0 {
+		t.Errorf("messages stored: %d %v", len(msgs), err)
 	}
 }

@@ -51,18 +51,19 @@ func (a *App) pluginExec(ctx context.Context, req jsrt.ExecRequest) (*jsrt.ExecA
 	}
 	scope := chat.ScopeFrom(ctx)
 	ctx = jsplugin.WithCaller(ctx, req.Plugin)
-	args := map[string]any{"command": req.Command, "argv": req.Argv, "cwd": req.Dir, "plugin": req.Plugin, "api": req.API}
-	call := tool.Call{SessionID: scope.SessionID}
-	var rep pipeline.ToolReport
-	if err := g.Permit(ctx, call, pluginExecDef, args, &rep); err != nil {
-		return nil, fmt.Errorf("%s: %w", req.API, err)
-	}
 	ws, err := a.execWorkspace(scope, req.Plugin)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", req.API, err)
 	}
 	if !req.DirGiven {
 		req.Dir = ws.Root // a tenant's process starts in its workspace, not in the project
+	}
+	// the guard sees where it will run
+	args := map[string]any{"command": req.Command, "argv": req.Argv, "cwd": req.Dir, "plugin": req.Plugin, "api": req.API}
+	call := tool.Call{SessionID: scope.SessionID}
+	var rep pipeline.ToolReport
+	if err := g.Permit(ctx, call, pluginExecDef, args, &rep); err != nil {
+		return nil, fmt.Errorf("%s: %w", req.API, err)
 	}
 	cmd := req.Cmd()
 	if err := ws.Confine(cmd); err != nil {
@@ -84,7 +85,7 @@ func (a *App) execWorkspace(scope chat.Scope, plugin string) (tool.Workspace, er
 	switch {
 	case scope.TenantID > 0:
 		return a.Workspace(scope.TenantID)
-	case scope.Tenant == "" && hasTenants(a.Config):
+	case scope.Tenant == "" && a.HasTenants():
 		dir := filepath.Join(a.DataDir, "plugins", safeName(plugin))
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return tool.Workspace{}, fmt.Errorf("plugin %s's folder: %w", plugin, err)
@@ -95,22 +96,26 @@ func (a *App) execWorkspace(scope chat.Scope, plugin string) (tool.Workspace, er
 	return a.Workspace(0)
 }
 
-func hasTenants(cfg *config.Config) bool {
-	return slices.ContainsFunc(cfg.Server.Tokens, func(t config.TenantToken) bool { return t.TenantID > 0 })
+// HasTenants reports whether the server serves tenants (a token of the
+// config names one): what plugins do for no known caller is then not
+// taken to be the user's.
+func (a *App) HasTenants() bool {
+	return slices.ContainsFunc(a.Config.Server.Tokens, func(t config.TenantToken) bool { return t.TenantID > 0 })
 }
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // safeName is a plugin id as one folder name, distinct for distinct ids:
-// an id that had to change ("a/b") takes a hash of itself, or it would
-// share the folder of another ("a_b").
+// an id that had to change ("a/b") takes a hash of itself after a "~", a
+// character no id kept as it is has, or it would share the folder of
+// another ("a_b").
 func safeName(id string) string {
 	s := unsafeChars.ReplaceAllString(id, "_")
 	if s == id && s != "" && s != "." && s != ".." {
 		return s
 	}
 	sum := sha256.Sum256([]byte(id))
-	return s + "-" + hex.EncodeToString(sum[:4])
+	return s + "~" + hex.EncodeToString(sum[:8])
 }
 
 // bootGuard is the guard of the processes plugins start while they load:

@@ -8,7 +8,7 @@ import (
 // Plugin ids that had to change to be a folder's name keep apart.
 func TestSafeNamesAreDistinct(t *testing.T) {
 	seen := map[string]string{}
-	for _, id := range []string{"a/b", "a_b", "a b", "", ".", "..", "_", "opencode:cc-safety-net", "ok-id.1"} {
+	for _, id := range []string{"a/b", "a_b", "a b", "", ".", "..", "_", "opencode:cc-safety-net", "ok-id.1", "a_b-" + safeName("a/b")[4:]} {
 		name := safeName(id)
 		if other, ok := seen[name]; ok {
 			t.Errorf("%q and %q share the folder %q", id, other, name)

@@ -232,7 +232,7 @@ func (l *loader) ocRequest(p *Plugin) func(method, url string, headers map[strin
 		if body != nil && !goja.IsNull(body) && !goja.IsUndefined(body) {
 			data = []byte(body.String())
 		}
-		scope, err := requestScope(p.rt)
+		scope, ofNoCall, err := requestScope(p.rt)
 		return p.rt.Async(len(data), func() (any, error) {
 			if err != nil {
 				return apiAnswer(http.StatusForbidden, nil, fmt.Sprintf(`{"name":"ForbiddenError","data":{"message":%q}}`, method+" "+url+": "+err.Error())), nil
@@ -244,7 +244,7 @@ func (l *loader) ocRequest(p *Plugin) func(method, url string, headers map[strin
 			if h == nil {
 				return apiAnswer(http.StatusServiceUnavailable, nil, `{"name":"UnavailableError","data":{"message":"the server's sessions are not open yet (the client answers once the server runs)"}}`), nil
 			}
-			ctx := chat.WithScope(WithRequester(context.Background(), p.ID), scope)
+			ctx := chat.WithScope(WithRequester(context.Background(), Requester{Plugin: p.ID, OfNoCall: ofNoCall}), scope)
 			req, err := http.NewRequestWithContext(ctx, method, "http://opencode.internal"+url, bytes.NewReader(data))
 			if err != nil {
 				return nil, err
@@ -266,18 +266,24 @@ func (l *loader) ocRequest(p *Plugin) func(method, url string, headers map[strin
 
 // requestScope is whom a plugin's request to the API acts for: the scope
 // of the hook call whose own code makes it; after an await (or in a timer),
-// the tenant every call under way serves, or the server's own when none
-// is. Calls of several tenants under way leave the request to nobody: an
-// error, never a guess that could hand one tenant's sessions to another.
-func requestScope(rt *jsrt.Runtime) (chat.Scope, error) {
-	ctxs, exact := rt.CallContexts()
-	if exact {
-		return chat.ScopeFrom(ctxs[0]), nil
+// the tenant every call under way serves. Calls of several tenants under
+// way leave the request to nobody: an error, never a guess that could hand
+// one tenant's sessions to another. With no call under way, ofNoCall: the
+// code is no call's (a timer, an event, or code a call left running after
+// it settled), and the API decides (the server's own sessions, on a server
+// without tenants).
+func requestScope(rt *jsrt.Runtime) (scope chat.Scope, ofNoCall bool, err error) {
+	ctxs, exact, err := rt.CallContexts()
+	if err != nil {
+		return chat.Scope{}, false, err
 	}
-	var (
-		out   chat.Scope
-		owner string
-	)
+	if exact {
+		return chat.ScopeFrom(ctxs[0]), false, nil
+	}
+	if len(ctxs) == 0 {
+		return chat.Scope{}, true, nil
+	}
+	var owner string
 	for i, ctx := range ctxs {
 		s := chat.ScopeFrom(ctx)
 		key := s.Tenant
@@ -288,12 +294,12 @@ func requestScope(rt *jsrt.Runtime) (chat.Scope, error) {
 			key = store.DefaultTenant
 		}
 		if i == 0 {
-			out, owner = chat.Scope{Tenant: key, TenantID: s.TenantID}, key
+			scope, owner = chat.Scope{Tenant: key, TenantID: s.TenantID}, key
 		} else if key != owner {
-			return chat.Scope{}, errors.New("the request was made after an await while the plugin served calls of several tenants: it acts for none of them (make it before the hook awaits anything)")
+			return chat.Scope{}, false, errors.New("the request was made after an await while the plugin served calls of several tenants: it acts for none of them (make it before the hook awaits anything)")
 		}
 	}
-	return out, nil
+	return scope, false, nil
 }
 
 func apiAnswer(status int, header http.Header, body string) map[string]any {

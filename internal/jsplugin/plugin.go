@@ -312,17 +312,26 @@ func calledBy(ctx context.Context, id string) bool {
 
 type requesterKey struct{}
 
-// WithRequester returns ctx saying that the plugin id made the request
-// served in it (its opencode client's): for the server's log, never for
-// the guard (a turn the request starts is guarded as any turn).
-func WithRequester(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, requesterKey{}, id)
+// Requester is the plugin whose request (its opencode client's) is served
+// in a context, for the server's log, never for the guard (a turn the
+// request starts is guarded as any turn). OfNoCall says that the request
+// was made by code of no call the plugin serves (a timer, an event, code
+// that ran on after its call settled): its scope says the server's own,
+// which a server with tenants must not take on trust.
+type Requester struct {
+	Plugin   string
+	OfNoCall bool
 }
 
-// RequesterFrom is the plugin WithRequester named in ctx, or "".
-func RequesterFrom(ctx context.Context) string {
-	id, _ := ctx.Value(requesterKey{}).(string)
-	return id
+// WithRequester returns ctx carrying r.
+func WithRequester(ctx context.Context, r Requester) context.Context {
+	return context.WithValue(ctx, requesterKey{}, r)
+}
+
+// RequesterFrom is the Requester in ctx, zero when there is none.
+func RequesterFrom(ctx context.Context) Requester {
+	r, _ := ctx.Value(requesterKey{}).(Requester)
+	return r
 }
 
 // lifecycleResult reads a lifecycle function's return value.

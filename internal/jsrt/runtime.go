@@ -140,6 +140,7 @@ type Runtime struct {
 	// Loop goroutine only.
 	callCtx   context.Context           // the context of the host call whose own code runs (see CallContext), nil otherwise
 	underWay  map[*pendingCall]struct{} // calls started and not settled, of an attributed runtime (CallContexts)
+	overflow  bool                      // underWay reached maxUnderWay: calls went untracked (CallContexts)
 	rejected  []*goja.Promise
 	timers    map[int64]*jsTimer // by id
 	theap     timerHeap          // the same timers, the next due first
@@ -666,10 +667,12 @@ func (r *Runtime) startCall(c *pendingCall) (goja.Value, error) {
 	}
 	if r.underWay == nil {
 		r.underWay = map[*pendingCall]struct{}{}
-	} else if len(r.underWay) >= maxUnderWay {
-		r.pruneUnderWay()
 	}
-	r.underWay[c] = struct{}{}
+	if len(r.underWay) < maxUnderWay {
+		r.underWay[c] = struct{}{}
+	} else {
+		r.overflow = true
+	}
 	r.starting = c
 	defer func() { r.starting, r.callCtx, r.startV, r.startErr = nil, nil, nil, nil }()
 	if _, err := r.within(goja.Undefined(), r.withinBody); err != nil {
@@ -692,35 +695,34 @@ func (r *Runtime) withinCall(goja.FunctionCall) goja.Value {
 // that asked for it. Loop goroutine only.
 func (r *Runtime) AttributeCalls() { r.attributed = true }
 
-// maxUnderWay is how many calls an attributed runtime tracks before it
-// forgets those whose callers left (a promise that never settles).
-const maxUnderWay = 64
+// maxUnderWay bounds the calls an attributed runtime tracks. A call stays
+// tracked until its promise settles, even when its caller stopped waiting
+// (its code may still run); past the bound, CallContexts can no longer
+// tell whose code runs after an await.
+const maxUnderWay = 4096
 
-// pruneUnderWay forgets the calls whose callers stopped waiting.
-func (r *Runtime) pruneUnderWay() {
-	for c := range r.underWay {
-		if c.abandoned.Load() || c.ctx.Err() != nil {
-			delete(r.underWay, c)
-		}
-	}
-}
+// ErrUntracked is CallContexts' error once a runtime started more calls
+// that never settled than it tracks.
+var ErrUntracked = errors.New("the plugin has more calls under way than are tracked (promises that never settle): what it does after an await belongs to no call it can name")
 
 // CallContexts is, while a host call's own code runs, its context alone
 // (exact: see CallContext); otherwise the contexts of the calls under way
-// (started, not settled, their callers still waiting), one of which, or a
-// timer or an event, runs the code now (a continuation after an await):
-// the caller decides what they have in common (a tenant). Contexts are
-// without their cancel. Tracked once AttributeCalls was called; loop
-// goroutine only.
-func (r *Runtime) CallContexts() (ctxs []context.Context, exact bool) {
+// (started, their promises not settled), one of which, or a timer or an
+// event, runs the code now (a continuation after an await): the caller
+// decides what they have in common (a tenant); none is code of no call.
+// Contexts are without their cancel. Tracked once AttributeCalls was
+// called; loop goroutine only.
+func (r *Runtime) CallContexts() (ctxs []context.Context, exact bool, err error) {
 	if r.callCtx != nil {
-		return []context.Context{context.WithoutCancel(r.callCtx)}, true
+		return []context.Context{context.WithoutCancel(r.callCtx)}, true, nil
 	}
-	r.pruneUnderWay()
+	if r.overflow {
+		return nil, false, ErrUntracked
+	}
 	for c := range r.underWay {
 		ctxs = append(ctxs, context.WithoutCancel(c.ctx))
 	}
-	return ctxs, false
+	return ctxs, false, nil
 }
 
 // CallContext is the context of the host call whose own code runs now

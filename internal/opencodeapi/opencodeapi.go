@@ -6,7 +6,10 @@
 // tenant whose turn the plugin's hook serves (the request's chat.Scope:
 // that tenant's sessions, its workspace for the turns it starts), and for
 // the server's own (the default tenant) outside a tenant's turn: a plugin
-// never reaches another tenant's sessions.
+// never reaches another tenant's sessions. A request of code that serves
+// no call (jsplugin.Requester.OfNoCall: a timer, code left running after
+// its call) is the server's own only on a server without tenants; with
+// tenants, the session routes refuse it (403).
 //
 // Plugins start before the agent exists (their server() runs in app.Boot):
 // the routes of the app (health, log, toast, config, providers, paths,
@@ -26,7 +29,7 @@
 //	GET    /session/{id}/message        its messages ({info, parts}), ?limit=n for the last n
 //	POST   /session/{id}/message        a prompt: a turn, answered when it ends; with noReply, a message
 //	                                    added without a turn (agent.Inject)
-//	POST   /session/{id}/prompt_async   a turn in the background
+//	POST   /session/{id}/prompt_async   a turn in the background (at most maxBackground per tenant at once)
 //	POST   /session/{id}/abort          cancels the session's turn
 //	GET    /config, /config/providers, /provider, /path, /project, /project/current, /agent, /command
 //
@@ -46,6 +49,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/podcode/podcode/internal/agent"
 	"github.com/podcode/podcode/internal/app"
@@ -60,8 +64,9 @@ import (
 // maxBody bounds a request's body.
 const maxBody = 4 << 20
 
-// maxBackground bounds the turns promptAsync runs at once: a plugin that
-// loops on it gets 429s, not a goroutine per call.
+// maxBackground bounds the turns promptAsync runs at once for one tenant:
+// a plugin that loops on it gets 429s, not a goroutine per call, and one
+// tenant's turns do not take the others' slots.
 const maxBackground = 4
 
 // Handler is the API over an app and, once there is one, its agent.
@@ -70,24 +75,26 @@ type Handler struct {
 	ag      *agent.Agent // nil: the session routes answer 503
 	project opencode.Project
 	mux     *http.ServeMux
-	bg      chan struct{} // a slot per background turn (maxBackground)
+
+	bgMu sync.Mutex
+	bg   map[string]int // background turns running, by tenant (maxBackground)
 }
 
 // New returns the API over a and ag; ag may be nil (see the package doc).
 func New(a *app.App, ag *agent.Agent) *Handler {
-	h := &Handler{app: a, ag: ag, project: opencode.ProjectAt(a.Cwd), bg: make(chan struct{}, maxBackground)}
+	h := &Handler{app: a, ag: ag, project: opencode.ProjectAt(a.Cwd), bg: map[string]int{}}
 	m := http.NewServeMux()
 	m.HandleFunc("GET /global/health", h.health)
 	m.HandleFunc("POST /log", h.log)
 	m.HandleFunc("POST /tui/show-toast", h.toast)
-	m.HandleFunc("GET /session", h.withAgent(h.sessions))
-	m.HandleFunc("POST /session", h.withAgent(h.create))
-	m.HandleFunc("GET /session/{id}", h.withAgent(h.session))
-	m.HandleFunc("DELETE /session/{id}", h.withAgent(h.delete))
-	m.HandleFunc("GET /session/{id}/message", h.withAgent(h.messages))
-	m.HandleFunc("POST /session/{id}/message", h.withAgent(h.prompt))
-	m.HandleFunc("POST /session/{id}/prompt_async", h.withAgent(h.promptAsync))
-	m.HandleFunc("POST /session/{id}/abort", h.withAgent(h.abort))
+	m.HandleFunc("GET /session", h.withAgent(h.withActor(h.sessions)))
+	m.HandleFunc("POST /session", h.withAgent(h.withActor(h.create)))
+	m.HandleFunc("GET /session/{id}", h.withAgent(h.withActor(h.session)))
+	m.HandleFunc("DELETE /session/{id}", h.withAgent(h.withActor(h.delete)))
+	m.HandleFunc("GET /session/{id}/message", h.withAgent(h.withActor(h.messages)))
+	m.HandleFunc("POST /session/{id}/message", h.withAgent(h.withActor(h.prompt)))
+	m.HandleFunc("POST /session/{id}/prompt_async", h.withAgent(h.withActor(h.promptAsync)))
+	m.HandleFunc("POST /session/{id}/abort", h.withAgent(h.withActor(h.abort)))
 	m.HandleFunc("GET /config", h.config)
 	m.HandleFunc("GET /config/providers", h.configProviders)
 	m.HandleFunc("GET /provider", h.providers)
@@ -152,15 +159,36 @@ type actor struct {
 	id     int64  // the tenant's id, 0 for the server's own
 }
 
-func actorOf(r *http.Request) actor {
+// actorOf is whom r acts for. A request of code that serves no call (a
+// plugin's timer, or code its call left running) is the user's own on a
+// server without tenants; on one with tenants it may be a tenant's doing,
+// and acts for no one: an error.
+func (h *Handler) actorOf(r *http.Request) (actor, error) {
+	if jsplugin.RequesterFrom(r.Context()).OfNoCall && h.app.HasTenants() {
+		return actor{}, errNoCaller
+	}
 	s := chat.ScopeFrom(r.Context())
 	switch {
 	case s.TenantID > 0:
-		return actor{tenant: store.TenantKey(s.TenantID), id: s.TenantID}
+		return actor{tenant: store.TenantKey(s.TenantID), id: s.TenantID}, nil
 	case s.Tenant != "":
-		return actor{tenant: s.Tenant}
+		return actor{tenant: s.Tenant}, nil
 	}
-	return actor{tenant: store.DefaultTenant}
+	return actor{tenant: store.DefaultTenant}, nil
+}
+
+var errNoCaller = errors.New("the request was made by code that serves no call of the plugin's (a timer, an event, or code left running after its call ended) on a server with tenants: it acts for no one's sessions")
+
+// withActor runs fn for the request's actor, or answers 403.
+func (h *Handler) withActor(fn func(w http.ResponseWriter, r *http.Request, who actor)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		who, err := h.actorOf(r)
+		if err != nil {
+			fail(w, http.StatusForbidden, "ForbiddenError", fmt.Sprintf("%s %s: %v", r.Method, r.URL.Path, err))
+			return
+		}
+		fn(w, r, who)
+	}
 }
 
 // turnContext is the context of a turn a request starts: not ended by the
@@ -206,7 +234,7 @@ func (h *Handler) health(w http.ResponseWriter, r *http.Request) {
 // pluginLog is the server's log with the calling plugin's id.
 func (h *Handler) pluginLog(ctx context.Context) *slog.Logger {
 	l := h.app.Log
-	if id := jsplugin.RequesterFrom(ctx); id != "" {
+	if id := jsplugin.RequesterFrom(ctx).Plugin; id != "" {
 		l = l.With("plugin", id)
 	}
 	return l
@@ -259,12 +287,16 @@ func (h *Handler) toast(w http.ResponseWriter, r *http.Request) {
 	if body.Title != "" {
 		props["title"] = body.Title
 	}
-	h.app.Bus.PublishFor(actorOf(r).tenant, opencode.ToastShown, props)
+	tenant := store.DefaultTenant // a toast of no known caller's is the server's own
+	if who, err := h.actorOf(r); err == nil {
+		tenant = who.tenant
+	}
+	h.app.Bus.PublishFor(tenant, opencode.ToastShown, props)
 	reply(w, http.StatusOK, true)
 }
 
-func (h *Handler) sessions(w http.ResponseWriter, r *http.Request) {
-	list, err := h.ag.Store.Sessions(r.Context(), actorOf(r).tenant)
+func (h *Handler) sessions(w http.ResponseWriter, r *http.Request, who actor) {
+	list, err := h.ag.Store.Sessions(r.Context(), who.tenant)
 	if err != nil {
 		h.failErr(w, err)
 		return
@@ -276,7 +308,7 @@ func (h *Handler) sessions(w http.ResponseWriter, r *http.Request) {
 	reply(w, http.StatusOK, out)
 }
 
-func (h *Handler) create(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) create(w http.ResponseWriter, r *http.Request, who actor) {
 	var body struct {
 		ParentID string `json:"parentID"`
 		Title    string `json:"title"`
@@ -285,7 +317,6 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "BadRequest", err.Error())
 		return
 	}
-	who := actorOf(r)
 	if body.ParentID != "" {
 		if _, err := h.ag.Store.Session(r.Context(), who.tenant, body.ParentID); err != nil {
 			h.failErr(w, err)
@@ -300,8 +331,8 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) {
 	reply(w, http.StatusOK, h.project.Session(s))
 }
 
-func (h *Handler) session(w http.ResponseWriter, r *http.Request) {
-	s, err := h.ag.Store.Session(r.Context(), actorOf(r).tenant, r.PathValue("id"))
+func (h *Handler) session(w http.ResponseWriter, r *http.Request, who actor) {
+	s, err := h.ag.Store.Session(r.Context(), who.tenant, r.PathValue("id"))
 	if err != nil {
 		h.failErr(w, err)
 		return
@@ -309,17 +340,17 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request) {
 	reply(w, http.StatusOK, h.project.Session(s))
 }
 
-func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
-	if err := h.ag.DeleteSession(r.Context(), actorOf(r).tenant, r.PathValue("id")); err != nil {
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request, who actor) {
+	if err := h.ag.DeleteSession(r.Context(), who.tenant, r.PathValue("id")); err != nil {
 		h.failErr(w, err)
 		return
 	}
 	reply(w, http.StatusOK, true)
 }
 
-func (h *Handler) messages(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) messages(w http.ResponseWriter, r *http.Request, who actor) {
 	id := r.PathValue("id")
-	if _, err := h.ag.Store.Session(r.Context(), actorOf(r).tenant, id); err != nil {
+	if _, err := h.ag.Store.Session(r.Context(), who.tenant, id); err != nil {
 		h.failErr(w, err)
 		return
 	}
@@ -354,7 +385,7 @@ func (b promptBody) text() string {
 	return strings.Join(parts, "\n\n")
 }
 
-func (h *Handler) prompt(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) prompt(w http.ResponseWriter, r *http.Request, who actor) {
 	id := r.PathValue("id")
 	var body promptBody
 	if err := decode(r, &body); err != nil {
@@ -366,7 +397,6 @@ func (h *Handler) prompt(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "BadRequest", "session.prompt: no text part to send")
 		return
 	}
-	who := actorOf(r)
 	if body.NoReply {
 		m, err := h.ag.Inject(r.Context(), who.tenant, id, text)
 		if err != nil {
@@ -396,7 +426,7 @@ func (h *Handler) prompt(w http.ResponseWriter, r *http.Request) {
 	fail(w, http.StatusInternalServerError, "UnknownError", "the turn stored no answer")
 }
 
-func (h *Handler) promptAsync(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) promptAsync(w http.ResponseWriter, r *http.Request, who actor) {
 	id := r.PathValue("id")
 	var body promptBody
 	if err := decode(r, &body); err != nil {
@@ -408,7 +438,6 @@ func (h *Handler) promptAsync(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "BadRequest", "session.promptAsync: no text part to send")
 		return
 	}
-	who := actorOf(r)
 	if _, err := h.ag.Store.Session(r.Context(), who.tenant, id); err != nil {
 		h.failErr(w, err)
 		return
@@ -418,14 +447,12 @@ func (h *Handler) promptAsync(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, err)
 		return
 	}
-	select {
-	case h.bg <- struct{}{}:
-	default:
-		fail(w, http.StatusTooManyRequests, "TooManyRequestsError", fmt.Sprintf("session.promptAsync: %d turns started by plugins already run; wait for one to end", maxBackground))
+	if !h.takeBackground(who.tenant) {
+		fail(w, http.StatusTooManyRequests, "TooManyRequestsError", fmt.Sprintf("session.promptAsync: %d turns started by plugins already run for this tenant; wait for one to end", maxBackground))
 		return
 	}
 	go func() {
-		defer func() { <-h.bg }()
+		defer h.doneBackground(who.tenant)
 		res, err := h.ag.Run(ctx, who.turn(id, text))
 		if err == nil {
 			return
@@ -439,10 +466,29 @@ func (h *Handler) promptAsync(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// takeBackground takes one of tenant's background slots, if one is free.
+func (h *Handler) takeBackground(tenant string) bool {
+	h.bgMu.Lock()
+	defer h.bgMu.Unlock()
+	if h.bg[tenant] >= maxBackground {
+		return false
+	}
+	h.bg[tenant]++
+	return true
+}
+
+func (h *Handler) doneBackground(tenant string) {
+	h.bgMu.Lock()
+	defer h.bgMu.Unlock()
+	if h.bg[tenant]--; h.bg[tenant] <= 0 {
+		delete(h.bg, tenant)
+	}
+}
+
 // abort cancels the session's turn, wherever it runs; it answers whether
 // there was one.
-func (h *Handler) abort(w http.ResponseWriter, r *http.Request) {
-	s, err := h.ag.Store.Session(r.Context(), actorOf(r).tenant, r.PathValue("id"))
+func (h *Handler) abort(w http.ResponseWriter, r *http.Request, who actor) {
+	s, err := h.ag.Store.Session(r.Context(), who.tenant, r.PathValue("id"))
 	if err != nil {
 		h.failErr(w, err)
 		return

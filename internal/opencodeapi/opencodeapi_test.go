@@ -318,3 +318,50 @@ func TestClientRefusesARequestOfNoOneTenant(t *testing.T) {
 		t.Errorf("first: %q", got)
 	}
 }
+
+// Code of no call (a timer a tool left behind) is the user's own on a
+// server without tenants; on a server with tenants it may be a tenant's
+// doing, and its requests reach no one's sessions.
+func TestClientOfNoCallOnAServerWithTenants(t *testing.T) {
+	const later = `export const Later = async ({ client }) => ({ tool: {
+  later: { description: "", args: {}, async execute() {
+    setTimeout(async () => {
+      const r = await client.session.list()
+      globalThis.got = r.error ? r.error.name + ": " + r.error.data.message : "listed " + r.data.length
+    }, 10)
+    return "set"
+  } },
+  got: { description: "", args: {}, async execute() { return String(globalThis.got) } } } })`
+	for _, c := range []struct {
+		name string
+		user map[string]any
+		want string
+	}{
+		{"no tenants", nil, "listed 1"},
+		{"tenants", map[string]any{"server": map[string]any{"tokens": []any{map[string]any{"token": "t-seven", "tenant_id": 7, "user_id": "eve"}}}},
+			"ForbiddenError: GET /session: the request was made by code that serves no call"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := boot(t, apptest.Project{Files: map[string]string{".opencode/plugin/later.js": later}, User: c.user})
+			e.session(t)
+			ctx := context.Background()
+			if _, _, err := e.a.Runner.CallTool(chat.WithScope(ctx, chat.Scope{Tenant: "7", TenantID: 7}), tool.Call{}, "later", map[string]any{}); err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			for range 200 {
+				res, _, err := e.a.Runner.CallTool(ctx, tool.Call{}, "got", map[string]any{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got = res.Output; got != "undefined" {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if !strings.HasPrefix(got, c.want) {
+				t.Errorf("the timer's request: %q, want %q", got, c.want)
+			}
+		})
+	}
+}

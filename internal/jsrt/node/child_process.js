@@ -154,7 +154,11 @@ function spawnWith(api, file, args, options) {
     if (stdio[fd] !== "pipe") continue;
     // the process writes on while the plugin reads: a Readable over its
     // high-water mark takes no more chunks until it wants more (read)
-    const r = new stream.Readable({ read() { if (child._id !== undefined) host.readMore(child._id, fd); } });
+    const r = new stream.Readable({
+      read() { if (child._id !== undefined) host.readMore(child._id, fd); },
+      // a stream the plugin destroyed takes no more, and holds nothing back
+      destroy(err, cb) { if (child._id !== undefined) host.readMore(child._id, fd); cb(err); },
+    });
     outputs[fd] = r;
     if (fd === 1) child.stdout = r; else child.stderr = r;
   }
@@ -174,7 +178,11 @@ function spawnWith(api, file, args, options) {
       if (n.options.timeout > 0) timer = setTimeout(() => child.kill(n.options.killSignal), n.options.timeout);
       child.emit("spawn");
     },
-    data(fd, ab) { return outputs[fd] ? outputs[fd].push(Buffer_().from(ab)) : true; },
+    data(fd, ab) {
+      const r = outputs[fd];
+      if (!r || r.destroyed) return true; // discarded: the process writes on and ends
+      return r.push(Buffer_().from(ab));
+    },
     error(err) {
       child._running = false;
       if (timer) clearTimeout(timer);
