@@ -150,6 +150,20 @@ func RequireNodeModules(t testing.TB, dir string, packages ...string) {
 	}
 }
 
+// LinkNodeModules makes the npm packages installed in the calling
+// package's testdata folder the project dir's, as a project that installed
+// them would have them.
+func LinkNodeModules(t testing.TB, dir string) {
+	t.Helper()
+	modules, err := filepath.Abs(filepath.Join("testdata", "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // clearProviderKeys unsets, for the test, the environment's provider keys
 // and cloud credentials: a key there would make a real provider's model
 // the default, and the test's turns would reach it with the user's key.

@@ -3,7 +3,6 @@ package jsplugin_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -56,13 +55,7 @@ func TestOpencodePublishedPlugin(t *testing.T) {
 	apptest.RequireNodeModules(t, "testdata", spec, "@opencode-ai/plugin")
 	p := apptest.Project{Plugins: []string{spec}}
 	dir := apptest.Dir(t, p)
-	modules, err := filepath.Abs(filepath.Join("testdata", "node_modules"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
+	apptest.LinkNodeModules(t, dir)
 	a, logs := apptest.BootDir(t, dir, p)
 	if got := ids(a.Plugins.Plugins); got != spec {
 		t.Fatalf("loaded %q; logs:\n%s", got, strings.Join(logs.Lines(), "\n"))

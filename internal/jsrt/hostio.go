@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"slices"
@@ -257,10 +256,6 @@ func (r *Runtime) reportConsoleDrops(now time.Time) {
 func readDir(path, shown string) ([]os.DirEntry, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
 		return nil, sysErr("scandir", shown, err)
 	}
 	defer f.Close()

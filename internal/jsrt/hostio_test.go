@@ -81,26 +81,7 @@ func TestReadFileIsBounded(t *testing.T) {
 // MaxWaitingOps waiting, fetch rejects at once. The same bound holds for
 // file operations.
 func TestHostOperationsAreBounded(t *testing.T) {
-	var mu sync.Mutex
-	running, most := 0, 0
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		mu.Lock()
-		running++
-		most = max(most, running)
-		mu.Unlock()
-		select {
-		case <-release:
-		case <-req.Context().Done():
-		}
-		mu.Lock()
-		running--
-		mu.Unlock()
-		fmt.Fprint(w, "ok")
-	}))
-	defer srv.Close()
-	var once sync.Once
-	defer once.Do(func() { close(release) }) // before srv.Close, should the test fail first
+	g := newGate(t)
 	r, _ := newRT(t, `
 		var done = 0, failed = [];
 		function start(url, n) {
@@ -113,7 +94,7 @@ func TestHostOperationsAreBounded(t *testing.T) {
 		func(o *Options) { o.JobLimit = 2 * time.Minute })
 	ctx := context.Background()
 	n := MaxFetches + MaxWaitingOps + 5
-	if _, err := callGlobal(r, ctx, "start", srv.URL, n); err != nil {
+	if _, err := callGlobal(r, ctx, "start", g.URL, n); err != nil {
 		t.Fatal(err)
 	}
 	// The refusals are settled in the job that asked: see them first.
@@ -125,39 +106,86 @@ func TestHostOperationsAreBounded(t *testing.T) {
 	if c := v.(map[string]any); c["failed"] != float64(5) || c["first"] != want {
 		t.Errorf("refused: %v, want 5 × %q", c, want)
 	}
-	// Wait for the first requests to arrive, and a little more for any
-	// that should not.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		mu.Lock()
-		m := most
-		mu.Unlock()
-		if m >= MaxFetches || time.Now().After(deadline) {
+	g.expectAtOnce(t, MaxFetches)
+	// Let every request go, and see them all complete.
+	g.release()
+	awaitDone(t, r, n-5, 120*time.Second)
+	g.expectMost(t, MaxFetches)
+}
+
+// gate is a loopback server whose requests wait until released, counting
+// how many ran at once.
+type gate struct {
+	URL           string
+	mu            sync.Mutex
+	running, most int
+	release       func() // lets every request go; once
+}
+
+func newGate(t *testing.T) *gate {
+	g := &gate{}
+	ch := make(chan struct{})
+	var once sync.Once
+	g.release = func() { once.Do(func() { close(ch) }) }
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		g.mu.Lock()
+		g.running++
+		g.most = max(g.most, g.running)
+		g.mu.Unlock()
+		defer func() {
+			g.mu.Lock()
+			g.running--
+			g.mu.Unlock()
+		}()
+		select {
+		case <-ch:
+		case <-req.Context().Done():
+		}
+		fmt.Fprint(w, "ok")
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(g.release) // first, should the test fail before it releases
+	g.URL = srv.URL
+	return g
+}
+
+// expectAtOnce waits for want requests to run at once, and a little more
+// for any that should not, then checks that want did.
+func (g *gate) expectAtOnce(t *testing.T, want int) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		g.mu.Lock()
+		m := g.most
+		g.mu.Unlock()
+		if m >= want {
 			break
 		}
 	}
 	time.Sleep(100 * time.Millisecond)
-	mu.Lock()
-	if most != MaxFetches {
-		t.Errorf("%d requests ran at once, want %d", most, MaxFetches)
+	g.expectMost(t, want)
+}
+
+func (g *gate) expectMost(t *testing.T, want int) {
+	t.Helper()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.most != want {
+		t.Errorf("%d requests ran at once, want %d", g.most, want)
 	}
-	mu.Unlock()
-	// Let every request go, and see them all complete.
-	once.Do(func() { close(release) })
+}
+
+// awaitDone waits, at most d, for the script's count() to say that n
+// requests are done.
+func awaitDone(t *testing.T, r *Runtime, n int, d time.Duration) {
+	t.Helper()
 	var c map[string]any
-	for deadline := time.Now().Add(120 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		v, _ := callGlobal(r, ctx, "count")
-		if c = v.(map[string]any); c["done"] == float64(n-5) {
-			break
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		v, _ := callGlobal(r, context.Background(), "count")
+		if c = v.(map[string]any); c["done"] == float64(n) {
+			return
 		}
 	}
-	if c["done"] != float64(n-5) {
-		t.Errorf("%v of %d requests done", c, n-5)
-	}
-	mu.Lock()
-	if most != MaxFetches {
-		t.Errorf("%d requests ran at once, want %d", most, MaxFetches)
-	}
-	mu.Unlock()
+	t.Errorf("%v of %d requests done", c, n)
 }
 
 // Console output reaches the log bounded: a line is cut at

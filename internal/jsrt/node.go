@@ -34,13 +34,12 @@ var nodeFiles embed.FS
 
 // nodeAliases are the modules that are a property of another.
 var nodeAliases = map[string][2]string{
-	"fs/promises":       {"fs", "promises"},
-	"path/posix":        {"path", "posix"},
-	"util/types":        {"util", "types"},
-	"assert/strict":     {"assert", "strict"},
-	"stream/promises":   {"stream", "promises"},
-	"timers/promises":   {"timers", "promises"},
-	"readline/promises": {"readline", "promises"},
+	"fs/promises":     {"fs", "promises"},
+	"path/posix":      {"path", "posix"},
+	"util/types":      {"util", "types"},
+	"assert/strict":   {"assert", "strict"},
+	"stream/promises": {"stream", "promises"},
+	"timers/promises": {"timers", "promises"},
 }
 
 // nodeHosts makes the Go half of a module, for the modules that have

@@ -45,10 +45,12 @@ func init() {
 }
 
 // budgetHost gives the modules of node/ the memory budget, for the
-// allocations they size themselves (node/internal.budget.js).
+// allocations they size themselves (node/internal.budget.js), and its
+// refusal (budgetError).
 func budgetHost(r *Runtime) (*goja.Object, error) {
 	h := r.vm.NewObject()
 	h.Set("limit", r.opts.MemoryLimit)
+	h.Set("refuse", r.budgetError)
 	return h, nil
 }
 

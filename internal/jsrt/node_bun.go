@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/dop251/goja"
@@ -21,6 +22,23 @@ func init() {
 		h.Set("globValid", doublestar.ValidatePattern)
 		h.Set("globMatch", doublestar.MatchUnvalidated)
 		h.Set("globScan", r.globScan)
+		// which(cmd, PATH, cwd) → the program's path, or null
+		h.Set("which", func(cmd, path, cwd string) goja.Value {
+			dir := r.abs(cwd)
+			p := cmd
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(dir, p)
+			}
+			if !strings.Contains(cmd, "/") {
+				p = lookProgram(cmd, path, dir)
+			} else if !isProgram(p) {
+				p = ""
+			}
+			if p == "" {
+				return goja.Null()
+			}
+			return r.vm.ToValue(p)
+		})
 		return h, nil
 	}
 }
@@ -31,7 +49,7 @@ func (r *Runtime) globScan(cwd, pattern string, onlyFiles, dot, follow bool) *go
 	dir := r.abs(cwd)
 	return r.async(r.host.filePool, 0, func() (any, error) {
 		if _, err := os.Stat(dir); err != nil {
-			return nil, sysErr("scandir", dir, unwrapPath(err))
+			return nil, sysErr("scandir", dir, err)
 		}
 		var opts []doublestar.GlobOption
 		if onlyFiles {
@@ -53,11 +71,4 @@ func (r *Runtime) globScan(cwd, pattern string, onlyFiles, dot, follow bool) *go
 		}, opts...)
 		return out, err
 	}, func(v any) goja.Value { return r.vm.NewArray(v.([]any)...) })
-}
-
-func unwrapPath(err error) error {
-	if pe, ok := err.(*fs.PathError); ok {
-		return pe.Err
-	}
-	return err
 }

@@ -69,18 +69,31 @@ func (req ExecRequest) Cmd() *exec.Cmd {
 			path = v
 		}
 	}
-	for _, dir := range filepath.SplitList(path) {
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(req.Dir, dir)
+	if cmd.Path = lookProgram(req.Argv[0], path, req.Dir); cmd.Path == "" {
+		cmd.Err = &exec.Error{Name: req.Argv[0], Err: exec.ErrNotFound}
+	}
+	return cmd
+}
+
+// lookProgram is the first executable file named name in the folders of
+// path (a PATH), an empty or relative one being relative to dir; "" when
+// there is none. ExecRequest.Cmd's search, and Bun.which's.
+func lookProgram(name, path, dir string) string {
+	for _, d := range filepath.SplitList(path) {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(dir, d)
 		}
-		p := filepath.Join(dir, req.Argv[0])
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			cmd.Path = p
-			return cmd
+		if p := filepath.Join(d, name); isProgram(p) {
+			return p
 		}
 	}
-	cmd.Err = &exec.Error{Name: req.Argv[0], Err: exec.ErrNotFound}
-	return cmd
+	return ""
+}
+
+// isProgram reports whether p is a regular file the server may execute.
+func isProgram(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular() && unix.Access(p, unix.X_OK) == nil
 }
 
 // ExecApproval is what Options.Exec answers for a process it lets run: the
@@ -351,10 +364,11 @@ func spawnError(req ExecRequest, err error) error {
 // spawnErrorValue is spawnError as the JavaScript error Node's spawn
 // emits, with spawnargs.
 func (r *Runtime) spawnErrorValue(req ExecRequest, err error) goja.Value {
-	v := r.errorValue(spawnError(req, err))
+	err = spawnError(req, err)
+	v := r.errorValue(err)
 	if o, ok := v.(*goja.Object); ok {
 		var se *SysError
-		if errors.As(spawnError(req, err), &se) {
+		if errors.As(err, &se) {
 			// Node's message for a failed spawn: "spawn git ENOENT"
 			o.Set("message", se.Syscall+" "+se.Code())
 		} else {
@@ -370,7 +384,7 @@ func (r *Runtime) spawnErrorValue(req ExecRequest, err error) goja.Value {
 func (r *Runtime) pipeOutputs(cp *childProc, stdio []string, deliver func(fd int, b []byte) bool) {
 	for fd := 1; fd <= 2; fd++ {
 		if fd >= len(stdio) || stdio[fd] == "pipe" {
-			cp.out[fd] = &chunkWriter{r: r, fd: fd, deliver: deliver, slots: make(chan struct{}, maxChunksAhead), tail: &tailWriter{}}
+			cp.out[fd] = &chunkWriter{r: r, fd: fd, deliver: deliver, slots: make(chan struct{}, maxChunksAhead), tail: newTail()}
 		}
 	}
 }
@@ -380,14 +394,14 @@ func (r *Runtime) pipeOutputs(cp *childProc, stdio []string, deliver func(fd int
 // "inherit" to the log, else nowhere. It returns what Done gets of the
 // output: its tail, once the process ended.
 func (r *Runtime) outputs(cp *childProc, cmd *exec.Cmd, stdio []string) (tail func() string, flush func()) {
-	var tails []*tailWriter
+	var tails []*proc.Tail
 	var lines []*lineWriter
 	for fd, dst := range map[int]*io.Writer{1: &cmd.Stdout, 2: &cmd.Stderr} {
 		mode := "pipe"
 		if fd < len(stdio) {
 			mode = stdio[fd]
 		}
-		t := &tailWriter{}
+		t := newTail()
 		if w := cp.out[fd]; mode == "pipe" && w != nil {
 			t = w.tail
 		}
@@ -396,7 +410,7 @@ func (r *Runtime) outputs(cp *childProc, cmd *exec.Cmd, stdio []string) (tail fu
 		case "pipe":
 			*dst = cp.out[fd]
 		case "inherit":
-			lw := &lineWriter{log: r.Log(), level: map[int]string{1: "info", 2: "warn"}[fd], budget: logging.LineBudget{Burst: inheritBurst, PerSecond: inheritLinesPerSecond}, tail: t}
+			lw := r.newLineWriter(fd, t)
 			lines = append(lines, lw)
 			*dst = lw
 		}
@@ -404,7 +418,7 @@ func (r *Runtime) outputs(cp *childProc, cmd *exec.Cmd, stdio []string) (tail fu
 	return func() string {
 			var b strings.Builder
 			for _, t := range tails {
-				b.WriteString(t.String())
+				b.Write(t.Bytes())
 			}
 			return b.String()
 		}, func() {
@@ -544,7 +558,7 @@ type chunkWriter struct {
 	deliver func(fd int, b []byte) bool // on the loop
 	slots   chan struct{}
 	owed    int // loop only: slots kept for chunks the plugin did not want yet
-	tail    *tailWriter
+	tail    *proc.Tail
 }
 
 func (w *chunkWriter) Write(p []byte) (int, error) {
@@ -576,77 +590,49 @@ func (w *chunkWriter) more() {
 	}
 }
 
-// tailWriter keeps the last execTail bytes written to it.
-type tailWriter struct {
-	mu  sync.Mutex
-	buf []byte
-}
+// newTail keeps the last execTail bytes of an output, for Done. proc
+// writes it until Wait returned, and Done reads it after.
+func newTail() *proc.Tail { return &proc.Tail{Max: execTail} }
 
-func (t *tailWriter) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - execTail; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailWriter) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
-}
-
-// lineWriter writes what a process writes to the log at level, a line at
-// a time, each cut at ConsoleLineChars, within its own line budget (the
-// lines past it are counted and reported when it ends); safe from proc's
-// reading goroutine, which alone writes to it.
+// lineWriter writes what a process writes (stdio "inherit") to the log,
+// a line at a time (logging.Lines: each cut at ConsoleLineChars), at info
+// for stdout and warn for stderr, within its own line budget (the lines
+// past it are counted and reported when it ends), keeping its tail.
+// proc's reading goroutine alone writes to it.
 type lineWriter struct {
+	logging.Lines
 	log     *slog.Logger
-	level   string
+	tail    *proc.Tail
 	budget  logging.LineBudget
-	tail    *tailWriter
-	pending []byte
 	dropped int
+}
+
+func (r *Runtime) newLineWriter(fd int, tail *proc.Tail) *lineWriter {
+	w := &lineWriter{log: r.Log(), tail: tail, budget: logging.LineBudget{Burst: inheritBurst, PerSecond: inheritLinesPerSecond}}
+	level := slog.LevelInfo
+	if fd == 2 {
+		level = slog.LevelWarn
+	}
+	line := func(b []byte) {
+		if ok, _ := w.budget.Allow(time.Now()); !ok {
+			w.dropped++
+			return
+		}
+		w.log.Log(context.Background(), level, strings.ToValidUTF8(string(b), "\uFFFD"), "source", "process")
+	}
+	w.Lines = logging.Lines{Max: ConsoleLineChars, Line: line, Over: line}
+	return w
 }
 
 func (w *lineWriter) Write(p []byte) (int, error) {
 	w.tail.Write(p)
-	w.pending = append(w.pending, p...)
-	for {
-		i := bytes.IndexByte(w.pending, '\n')
-		if i < 0 {
-			break
-		}
-		w.line(w.pending[:i])
-		w.pending = w.pending[i+1:]
-	}
-	if len(w.pending) > ConsoleLineChars {
-		w.line(w.pending)
-		w.pending = nil
-	}
-	return len(p), nil
-}
-
-func (w *lineWriter) line(b []byte) {
-	if ok, _ := w.budget.Allow(time.Now()); !ok {
-		w.dropped++
-		return
-	}
-	if len(b) > ConsoleLineChars {
-		b = b[:ConsoleLineChars]
-	}
-	w.log.Log(context.Background(), slogLevel(w.level), strings.ToValidUTF8(string(b), "\uFFFD"), "source", "process")
+	return w.Lines.Write(p)
 }
 
 // flush writes the last line, which had no newline, and says how many
 // lines the budget dropped.
 func (w *lineWriter) flush() {
-	if len(w.pending) > 0 {
-		w.line(w.pending)
-		w.pending = nil
-	}
+	w.Lines.Flush()
 	if w.dropped > 0 {
 		w.log.Warn("plugin: a process's output was more lines than the log takes; the rest were dropped", "dropped", w.dropped)
 	}
@@ -675,15 +661,15 @@ func (r *Runtime) childWrite(id int64, data goja.Value, cb goja.Value) {
 		done(epipe)
 		return
 	}
-	if r.host.held+int64(len(b)) > MaxHeldBytes {
-		done(fmt.Errorf("write: the plugin's writes under way hold %d MiB already, the most one plugin may hold is %d MiB", r.host.held>>20, MaxHeldBytes>>20))
+	if err := r.hold("write", len(b)); err != nil {
+		done(err)
 		return
 	}
 	if !cp.stdin.push(stdinItem{data: b, done: done}) {
+		r.host.held -= int64(len(b))
 		done(epipe) // the process ended, or its input did
 		return
 	}
-	r.host.held += int64(len(b))
 }
 
 // childEndInput closes a process's stdin once what was written reached it.
@@ -771,15 +757,15 @@ func (r *Runtime) childSpawnSync(o *goja.Object, stdio []string, input goja.Valu
 		}
 		over := make(chan struct{}, 2)
 		var lines []*lineWriter
-		tails := map[int]*tailWriter{}
+		tails := map[int]*proc.Tail{}
 		for fd, dst := range map[int]*io.Writer{1: &cmd.Stdout, 2: &cmd.Stderr} {
 			switch mode(fd) {
 			case "pipe":
 				res.bufs[fd] = &syncLimited{max: maxBuffer, over: over}
 				*dst = res.bufs[fd]
 			case "inherit":
-				tails[fd] = &tailWriter{}
-				lw := &lineWriter{log: r.Log(), level: map[int]string{1: "info", 2: "warn"}[fd], budget: logging.LineBudget{Burst: inheritBurst, PerSecond: inheritLinesPerSecond}, tail: tails[fd]}
+				tails[fd] = newTail()
+				lw := r.newLineWriter(fd, tails[fd])
 				lines = append(lines, lw)
 				*dst = lw
 			}
@@ -834,7 +820,7 @@ func (r *Runtime) childSpawnSync(o *goja.Object, stdio []string, input goja.Valu
 				if res.bufs[fd] != nil {
 					tail.WriteString(res.bufs[fd].tail())
 				} else if tails[fd] != nil {
-					tail.WriteString(tails[fd].String())
+					tail.Write(tails[fd].Bytes())
 				}
 			}
 			a.Done(res.code, tail.String(), res.err)

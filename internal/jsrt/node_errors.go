@@ -27,11 +27,7 @@ func (e *SysError) Code() string {
 }
 
 func (e *SysError) Error() string {
-	msg := uvMessages[e.Code()]
-	if msg == "" {
-		msg = e.Errno.Error()
-	}
-	s := e.Code() + ": " + msg + ", " + e.Syscall
+	s := e.Code() + ": " + errnoMessage(e.Errno) + ", " + e.Syscall
 	if e.Path != "" {
 		s += " '" + e.Path + "'"
 	}
@@ -42,6 +38,15 @@ func (e *SysError) Error() string {
 }
 
 func (e *SysError) Unwrap() error { return e.Errno }
+
+// errnoMessage is libuv's description of errno, as Node's messages give
+// it, or the C library's where the two agree.
+func errnoMessage(e syscall.Errno) string {
+	if m := uvMessages[unix.ErrnoName(e)]; m != "" {
+		return m
+	}
+	return e.Error()
+}
 
 // uvMessages are libuv's descriptions of the errors, which Node's
 // messages quote (where they differ from the C library's).

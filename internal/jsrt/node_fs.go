@@ -86,7 +86,6 @@ func fsHost(r *Runtime) (*goja.Object, error) {
 		}
 		return r.vm.ToValue(r.async(pool, w.held, w.run, w.convert))
 	})
-	h.Set("maxRead", r.maxRead())
 	return h, nil
 }
 
@@ -170,29 +169,29 @@ func openFlags(flag string) (int, error) {
 // openNode opens path as Node's fs.open does, but never waits on a FIFO
 // and refuses one, and a socket: a plugin gets regular files, folders
 // (read-only) and character devices such as /dev/null.
-func openNode(path, shown string, flags int, mode os.FileMode) (*os.File, error) {
+func openNode(path, shown string, flags int, mode os.FileMode) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, flags|syscall.O_NONBLOCK|syscall.O_CLOEXEC, mode)
 	if err != nil {
-		return nil, sysErr("open", shown, err)
+		return nil, nil, sysErr("open", shown, err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, sysErr("fstat", shown, err)
+		return nil, nil, sysErr("fstat", shown, err)
 	}
 	m := st.Mode()
 	if m&(fs.ModeNamedPipe|fs.ModeSocket) != 0 {
 		f.Close()
-		return nil, fmt.Errorf("open '%s': %s is %s: Podcode plugins do not open FIFOs or sockets", shown, shown, trust.FileType(m))
+		return nil, nil, fmt.Errorf("open '%s': %s is %s: Podcode plugins do not open FIFOs or sockets", shown, shown, trust.FileType(m))
 	}
 	if m.IsRegular() {
 		// back to blocking reads and writes, as Node's are
 		if err := syscall.SetNonblock(int(f.Fd()), false); err != nil {
 			f.Close()
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return f, nil
+	return f, st, nil
 }
 
 func fsReadFile(r *Runtime, args []goja.Value) (fsWork, error) {
@@ -229,7 +228,7 @@ func fsReadFile(r *Runtime, args []goja.Value) (fsWork, error) {
 		if flags&(os.O_WRONLY|os.O_RDWR) != 0 {
 			// 'a+' or 'w+' create (or empty) the file first, as Node does
 			return fsWork{read: true, convert: conv, run: func() (any, error) {
-				f, err := openNode(path, shown, flags, 0o666)
+				f, _, err := openNode(path, shown, flags, 0o666)
 				if err != nil {
 					return nil, err
 				}
@@ -294,15 +293,11 @@ func fsWriteFile(r *Runtime, args []goja.Value) (fsWork, error) {
 	return fsWork{held: len(data), run: func() (any, error) {
 		// Truncate only once the file is known to be one: a FIFO is refused
 		// without waiting, and a folder or a device left as it was.
-		f, err := openNode(path, shown, flags&^os.O_TRUNC, mode)
+		f, st, err := openNode(path, shown, flags&^os.O_TRUNC, mode)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			return nil, sysErr("fstat", shown, err)
-		}
 		if !st.Mode().IsRegular() && !st.IsDir() && st.Mode()&fs.ModeCharDevice == 0 {
 			return nil, fmt.Errorf("writeFile: %s is %s, not a file", shown, trust.FileType(st.Mode()))
 		}
@@ -440,10 +435,6 @@ func fsMkdir(r *Runtime, args []goja.Value) (fsWork, error) {
 			}
 		}
 		if err := os.MkdirAll(path, mode); err != nil {
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
 			if errors.Is(err, syscall.EEXIST) || errors.Is(err, syscall.ENOTDIR) {
 				return nil, &SysError{Errno: syscall.ENOTDIR, Syscall: "mkdir", Path: shown}
 			}
@@ -517,15 +508,11 @@ func fsCopyFile(r *Runtime, args []goja.Value) (fsWork, error) {
 	dst, dstShown := r.pathArg(args, 1)
 	mode := argInt(args, 2)
 	return fsWork{run: func() (any, error) {
-		in, err := openNode(src, srcShown, os.O_RDONLY, 0)
+		in, st, err := openNode(src, srcShown, os.O_RDONLY, 0)
 		if err != nil {
 			return nil, sysErr2("copyfile", srcShown, dstShown, errors.Unwrap(err))
 		}
 		defer in.Close()
-		st, err := in.Stat()
-		if err != nil {
-			return nil, err
-		}
 		if st.IsDir() {
 			return nil, &SysError{Errno: syscall.EISDIR, Syscall: "copyfile", Path: srcShown, Dest: dstShown}
 		}
@@ -533,7 +520,7 @@ func fsCopyFile(r *Runtime, args []goja.Value) (fsWork, error) {
 		if mode&copyFileExcl != 0 {
 			flags |= os.O_EXCL
 		}
-		out, err := openNode(dst, dstShown, flags, st.Mode().Perm())
+		out, _, err := openNode(dst, dstShown, flags, st.Mode().Perm())
 		if err != nil {
 			var se *SysError
 			if errors.As(err, &se) {
@@ -585,10 +572,6 @@ func fsReadlink(r *Runtime, args []goja.Value) (fsWork, error) {
 	return fsWork{run: func() (any, error) {
 		p, err := os.Readlink(path)
 		if err != nil {
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
 			return nil, sysErr("readlink", shown, err)
 		}
 		return p, nil
@@ -628,10 +611,6 @@ func fsUtimes(r *Runtime, args []goja.Value) (fsWork, error) {
 			return time.Unix(int64(sec), int64(frac*1e9))
 		}
 		err := os.Chtimes(path, toTime(at), toTime(mt))
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
 		return goja.Undefined(), sysErr("utime", shown, err)
 	}}, nil
 }
@@ -640,7 +619,7 @@ func fsTruncate(r *Runtime, args []goja.Value) (fsWork, error) {
 	path, shown := r.pathArg(args, 0)
 	n := argInt(args, 1)
 	return fsWork{run: func() (any, error) {
-		f, err := openNode(path, shown, os.O_WRONLY, 0)
+		f, _, err := openNode(path, shown, os.O_WRONLY, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -668,10 +647,6 @@ func fsMkdtemp(r *Runtime, args []goja.Value) (fsWork, error) {
 		}
 		p, err := os.MkdirTemp(dir, base+"*")
 		if err != nil {
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
 			return nil, sysErr("mkdtemp", prefix+"XXXXXX", err)
 		}
 		if !filepath.IsAbs(prefix) {
@@ -707,7 +682,8 @@ func fsOpen(r *Runtime, args []goja.Value) (fsWork, error) {
 		return fsWork{}, fmt.Errorf("EMFILE: this plugin holds %d open files, the most one plugin may; close some (fs.close, stream.destroy)", MaxOpenFiles)
 	}
 	return fsWork{run: func() (any, error) {
-		return openNode(path, shown, flags, mode)
+		f, _, err := openNode(path, shown, flags, mode)
+		return f, err
 	}, convert: func(v any) goja.Value {
 		f := v.(*os.File)
 		if r.host.fds == nil {

@@ -289,16 +289,14 @@ func (h *httpHost) start(call goja.FunctionCall) goja.Value {
 		req.Header[name] = append(req.Header[name], value)
 	}
 
-	if r.host.held+int64(len(whole)) > MaxHeldBytes {
+	if err := r.hold("http", len(whole)); err != nil {
 		cancel()
 		p, _, reject := vm.NewPromise()
-		reject(vm.NewTypeError(fmt.Sprintf("http: the plugin's requests and writes under way or waiting hold %d MiB already, and this one %d bytes more: the most one plugin may hold is %d MiB",
-			r.host.held>>20, len(whole), MaxHeldBytes>>20)))
+		reject(vm.NewTypeError(err.Error()))
 		return vm.ToValue([]any{0, p})
 	}
-	ex.held = len(whole)
+	ex.held = len(whole) // held (hold) until sent
 	ex.host = req.URL.Host
-	r.host.held += int64(ex.held)
 
 	r.host.nextFetch++
 	ex.id = r.host.nextFetch
@@ -403,12 +401,10 @@ func (h *httpHost) write(id int64, chunk goja.Value) *goja.Promise {
 		return p
 	}
 	data := r.argBytes(chunk)
-	if r.host.held+int64(len(data)) > MaxHeldBytes {
-		reject(r.vm.NewTypeError(fmt.Sprintf("http: the plugin's requests and writes under way or waiting hold %d MiB already, and this write %d bytes more: the most one plugin may hold is %d MiB",
-			r.host.held>>20, len(data), MaxHeldBytes>>20)))
+	if err := r.hold("http", len(data)); err != nil {
+		reject(r.vm.NewTypeError(err.Error()))
 		return p
 	}
-	r.host.held += int64(len(data))
 	w := httpWrite{data: data, resolve: resolve, reject: reject}
 	if ex.admitted {
 		h.startWrite(ex, w)

@@ -17,7 +17,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -223,28 +222,7 @@ func TestNodeHTTPStreamsLargeBodies(t *testing.T) {
 // at once, a response not read to its end holding its place; the others
 // wait their turn, and all complete.
 func TestNodeHTTPWaitsItsTurn(t *testing.T) {
-	var mu sync.Mutex
-	running, most := 0, 0
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		mu.Lock()
-		running++
-		most = max(most, running)
-		mu.Unlock()
-		defer func() {
-			mu.Lock()
-			running--
-			mu.Unlock()
-		}()
-		select {
-		case <-release:
-		case <-req.Context().Done():
-		}
-		fmt.Fprint(w, "ok")
-	}))
-	defer srv.Close()
-	var once sync.Once
-	defer once.Do(func() { close(release) })
+	g := newGate(t)
 	r := nodeHTTPRuntime(t, `
 		var done = 0, failed = [];
 		function start(url, n) {
@@ -256,41 +234,14 @@ func TestNodeHTTPWaitsItsTurn(t *testing.T) {
 			}
 		}
 		function count() { return { done, failed: failed.length, first: failed[0] || "" }; }`)
-	ctx := context.Background()
 	n := 3 * MaxFetches
-	if _, err := callGlobal(r, ctx, "start", srv.URL, n); err != nil {
+	if _, err := callGlobal(r, context.Background(), "start", g.URL, n); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		mu.Lock()
-		m := most
-		mu.Unlock()
-		if m >= MaxFetches || time.Now().After(deadline) {
-			break
-		}
-	}
-	time.Sleep(100 * time.Millisecond)
-	mu.Lock()
-	if most != MaxFetches {
-		t.Errorf("%d requests ran at once, want %d", most, MaxFetches)
-	}
-	mu.Unlock()
-	once.Do(func() { close(release) })
-	var c map[string]any
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		v, _ := callGlobal(r, ctx, "count")
-		if c = v.(map[string]any); c["done"] == float64(n) {
-			break
-		}
-	}
-	if c["done"] != float64(n) {
-		t.Errorf("%v of %d requests done", c, n)
-	}
-	mu.Lock()
-	if most != MaxFetches {
-		t.Errorf("%d requests ran at once, want %d", most, MaxFetches)
-	}
-	mu.Unlock()
+	g.expectAtOnce(t, MaxFetches)
+	g.release()
+	awaitDone(t, r, n, 30*time.Second)
+	g.expectMost(t, MaxFetches)
 }
 
 // An exchange gives its place in the pool back however it ends: its

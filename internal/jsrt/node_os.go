@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dop251/goja"
 	"golang.org/x/sys/unix"
@@ -17,20 +18,24 @@ import (
 // The Go half of node:os: uname, sysinfo, the user's passwd entry and the
 // network interfaces, as Node reports them.
 
+// osStatic is what node:os reports that does not change while the server
+// runs: read once per process, not per plugin.
+var osStatic = sync.OnceValue(func() map[string]any {
+	var u unix.Utsname
+	_ = unix.Uname(&u)
+	str := func(b []byte) string { return string(bytes.TrimRight(b, "\x00")) }
+	home, _ := os.UserHomeDir()
+	return map[string]any{"type": str(u.Sysname[:]), "release": str(u.Release[:]), "version": str(u.Version[:]),
+		"machine": str(u.Machine[:]), "ncpu": runtime.NumCPU(), "cpuModel": cpuModel(), "home": home}
+})
+
 func init() {
 	nodeHosts["os"] = func(r *Runtime) (*goja.Object, error) {
 		h := r.vm.NewObject()
-		var u unix.Utsname
-		_ = unix.Uname(&u)
-		str := func(b []byte) string { return string(bytes.TrimRight(b, "\x00")) }
-		h.Set("type", str(u.Sysname[:]))
-		h.Set("release", str(u.Release[:]))
-		h.Set("version", str(u.Version[:]))
-		h.Set("machine", str(u.Machine[:]))
-		h.Set("ncpu", runtime.NumCPU())
-		h.Set("cpuModel", cpuModel())
+		for k, v := range osStatic() {
+			h.Set(k, v)
+		}
 		h.Set("hostname", func() string { n, _ := os.Hostname(); return n })
-		h.Set("home", func() string { d, _ := os.UserHomeDir(); return d }())
 		h.Set("uptime", func() int64 {
 			var si unix.Sysinfo_t
 			if unix.Sysinfo(&si) != nil {

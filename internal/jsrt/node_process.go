@@ -17,6 +17,13 @@ import (
 // started is when the process started, for process.uptime.
 var started = time.Now()
 
+// hrtime is the time since started as [seconds, nanoseconds], as Node's
+// process.hrtime (console.time's clock too).
+func hrtime() []int64 {
+	d := time.Since(started)
+	return []int64{int64(d / time.Second), int64(d % time.Second)}
+}
+
 // nodeArch is Node's name for GOARCH.
 func nodeArch() string {
 	switch runtime.GOARCH {
@@ -46,10 +53,7 @@ func init() {
 		h.Set("gid", os.Getgid())
 		h.Set("euid", os.Geteuid())
 		h.Set("egid", os.Getegid())
-		h.Set("hrtime", func() []int64 {
-			d := time.Since(started)
-			return []int64{int64(d / time.Second), int64(d % time.Second)}
-		})
+		h.Set("hrtime", hrtime)
 		h.Set("uptime", func() float64 { return time.Since(started).Seconds() })
 		h.Set("memoryUsage", func() map[string]any {
 			var m runtime.MemStats

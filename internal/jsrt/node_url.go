@@ -142,12 +142,6 @@ func init() {
 				}
 			}
 		})
-		h.Set("clone", func(v goja.Value) goja.Value {
-			if u, ok := v.Export().(*webURL); ok {
-				return vm.ToValue(u.clone())
-			}
-			return goja.Null()
-		})
 		h.Set("domainToASCII", func(s string) string {
 			out, ok := domainToASCII(s, false)
 			if !ok {

@@ -21,15 +21,6 @@ var (
 // below 134, macOS's below 107).
 const maxErrno = 200
 
-// errnoMessage is libuv's description of errno, as Node's messages give
-// it, or the C library's where the two agree.
-func errnoMessage(e syscall.Errno) string {
-	if m := uvMessages[unix.ErrnoName(e)]; m != "" {
-		return m
-	}
-	return e.Error()
-}
-
 func init() {
 	nodeHosts["util"] = func(r *Runtime) (*goja.Object, error) {
 		vm := r.vm

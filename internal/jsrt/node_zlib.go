@@ -104,7 +104,6 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 }
 
 func (b *limitedBuffer) Bytes() []byte { return b.buf }
-func (b *limitedBuffer) Len() int      { return len(b.buf) }
 func (b *limitedBuffer) Reset()        { b.buf = nil }
 
 // zlibCompress compresses in as o.mode says, checking stop between

@@ -161,18 +161,11 @@
   };
   define("setTimeout", (fn, ms, ...args) => setTimer("setTimeout", fn, ms, args, false));
   define("setInterval", (fn, ms, ...args) => setTimer("setInterval", fn, ms, args, true));
-  // util.promisify(setTimeout), as timers/promises' setTimeout
+  // util.promisify(setTimeout) is timers/promises' setTimeout, as in Node
+  // (loaded when first asked for)
   Object.defineProperty(g.setTimeout, Symbol.for("nodejs.util.promisify.custom"), {
-    value: function setTimeout(delay, value, options) {
-      const signal = options && options.signal;
-      if (signal && signal.aborted) return Promise.reject(abortError());
-      return new Promise((resolve, reject) => {
-        const t = setTimer("setTimeout", () => { if (signal) signal.removeEventListener("abort", onAbort); resolve(value); }, delay, [], false);
-        const onAbort = () => { clearTimer(t); reject(abortError()); };
-        if (signal) signal.addEventListener("abort", onAbort, { once: true });
-      });
-    },
-    enumerable: false, writable: true, configurable: true,
+    get: () => host.require("timers").promises.setTimeout,
+    enumerable: false, configurable: true,
   });
   define("clearTimeout", clearTimer);
   define("clearInterval", clearTimer);

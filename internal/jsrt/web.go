@@ -98,10 +98,7 @@ func (r *Runtime) installGlobals() error {
 	}
 	set("log", r.hostLog)
 	set("logEnabled", func(level string) bool { return r.Log().Enabled(context.Background(), slogLevel(level)) })
-	set("hrtime", func() []int64 { // for console.time
-		d := time.Since(started)
-		return []int64{int64(d / time.Second), int64(d % time.Second)}
-	})
+	set("hrtime", hrtime) // for console.time
 	set("setTimer", r.setTimer)
 	set("clearTimer", r.clearTimer)
 	set("maxTimers", r.maxTimers())
@@ -206,12 +203,10 @@ func (r *Runtime) stopFetches() {
 // the memory budget does not see it.
 func (r *Runtime) async(pool *hostPool, held int, work func() (any, error), convert func(any) goja.Value) *goja.Promise {
 	p, resolve, reject := r.vm.NewPromise()
-	if r.host.held+int64(held) > MaxHeldBytes {
-		reject(r.vm.NewTypeError(fmt.Sprintf("%s: the plugin's requests and writes under way or waiting hold %d MiB already, and this one %d bytes more: the most one plugin may hold is %d MiB",
-			pool.what, r.host.held>>20, held, MaxHeldBytes>>20)))
+	if err := r.hold(pool.what, held); err != nil {
+		reject(r.vm.NewTypeError(err.Error()))
 		return p
 	}
-	r.host.held += int64(held)
 	run := func() {
 		go func() {
 			v, err := recovered(work)
@@ -245,6 +240,19 @@ func recovered(work func() (any, error)) (v any, err error) {
 		}
 	}()
 	return work()
+}
+
+// hold counts n more bytes of the plugin's data held outside JavaScript
+// (a body, a file's content, a process's input, until the host is done
+// with them: the caller gives them back), or says, for what, that they
+// would be more than MaxHeldBytes in all. Loop goroutine only.
+func (r *Runtime) hold(what string, n int) error {
+	if r.host.held+int64(n) > MaxHeldBytes {
+		return fmt.Errorf("%s: the plugin's requests and writes under way or waiting hold %d MiB already, and this one %d bytes more: the most one plugin may hold is %d MiB",
+			what, r.host.held>>20, n, MaxHeldBytes>>20)
+	}
+	r.host.held += int64(n)
+	return nil
 }
 
 // Async runs work off the loop, at most MaxRequests at once (MaxWaitingOps

@@ -65,12 +65,6 @@ func defaultPort(s string) int {
 
 func (u *webURL) special() bool { return isSpecialScheme(u.scheme) }
 
-func (u *webURL) clone() *webURL {
-	c := *u
-	c.path = append([]string(nil), u.path...)
-	return &c
-}
-
 func strPtr(s string) *string { return &s }
 
 // Percent-encode sets, as predicates over a byte of UTF-8 (a byte of 0x80

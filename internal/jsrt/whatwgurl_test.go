@@ -33,7 +33,7 @@ func FuzzParseWebURL(f *testing.F) {
 		}
 		_ = u.origin()
 		for _, name := range []string{"protocol", "username", "password", "host", "hostname", "port", "pathname", "search", "hash"} {
-			c := u.clone()
+			c := parseURL(href, nil) // a copy to set
 			setURL(c, name, value)
 			_ = urlParts(c)
 		}

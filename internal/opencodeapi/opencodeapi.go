@@ -54,6 +54,7 @@ import (
 	"github.com/podcode/podcode/internal/agent"
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/httpjson"
 	"github.com/podcode/podcode/internal/jsplugin"
 	"github.com/podcode/podcode/internal/opencode"
 	"github.com/podcode/podcode/internal/store"
@@ -124,15 +125,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-func reply(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
-}
-
 // fail answers with opencode's error shape: {name, data: {message}}.
 func fail(w http.ResponseWriter, status int, name, msg string) {
-	reply(w, status, map[string]any{"name": name, "data": map[string]any{"message": msg}})
+	httpjson.Write(w, status, map[string]any{"name": name, "data": map[string]any{"message": msg}})
 }
 
 func (h *Handler) failErr(w http.ResponseWriter, err error) {
@@ -209,18 +204,20 @@ func (a actor) turn(id, prompt string) agent.TurnRequest {
 	return agent.TurnRequest{Tenant: a.tenant, TenantID: a.id, SessionID: id, Prompt: prompt, Channel: "plugin"}
 }
 
-func decode(r *http.Request, v any) error {
+// decode reads r's JSON body into v (an empty body leaves v as it is);
+// a body that is not answers 400, and decode reports false.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	data, err := io.ReadAll(r.Body)
+	if err == nil && len(strings.TrimSpace(string(data))) > 0 {
+		if err = json.Unmarshal(data, v); err != nil {
+			err = fmt.Errorf("%s %s: the body is not the JSON expected: %w", r.Method, r.URL.Path, err)
+		}
+	}
 	if err != nil {
-		return err
+		fail(w, http.StatusBadRequest, "BadRequest", err.Error())
+		return false
 	}
-	if len(strings.TrimSpace(string(data))) == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s %s: the body is not the JSON expected: %w", r.Method, r.URL.Path, err)
-	}
-	return nil
+	return true
 }
 
 func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
@@ -228,7 +225,7 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) health(w http.ResponseWriter, r *http.Request) {
-	reply(w, http.StatusOK, map[string]any{"healthy": true, "version": version.App()})
+	httpjson.Write(w, http.StatusOK, map[string]any{"healthy": true, "version": version.App()})
 }
 
 // pluginLog is the server's log with the calling plugin's id.
@@ -247,8 +244,7 @@ func (h *Handler) log(w http.ResponseWriter, r *http.Request) {
 		Message string         `json:"message"`
 		Extra   map[string]any `json:"extra"`
 	}
-	if err := decode(r, &body); err != nil {
-		fail(w, http.StatusBadRequest, "BadRequest", err.Error())
+	if !decode(w, r, &body) {
 		return
 	}
 	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[body.Level]
@@ -258,7 +254,7 @@ func (h *Handler) log(w http.ResponseWriter, r *http.Request) {
 		attrs = append(attrs, "extra", string(extra))
 	}
 	h.pluginLog(r.Context()).Log(r.Context(), level, body.Message, attrs...)
-	reply(w, http.StatusOK, true)
+	httpjson.Write(w, http.StatusOK, true)
 }
 
 func (h *Handler) toast(w http.ResponseWriter, r *http.Request) {
@@ -268,8 +264,7 @@ func (h *Handler) toast(w http.ResponseWriter, r *http.Request) {
 		Variant  string `json:"variant"`
 		Duration int    `json:"duration"`
 	}
-	if err := decode(r, &body); err != nil {
-		fail(w, http.StatusBadRequest, "BadRequest", err.Error())
+	if !decode(w, r, &body) {
 		return
 	}
 	if body.Duration <= 0 {
@@ -292,7 +287,7 @@ func (h *Handler) toast(w http.ResponseWriter, r *http.Request) {
 		tenant = who.tenant
 	}
 	h.app.Bus.PublishFor(tenant, opencode.ToastShown, props)
-	reply(w, http.StatusOK, true)
+	httpjson.Write(w, http.StatusOK, true)
 }
 
 func (h *Handler) sessions(w http.ResponseWriter, r *http.Request, who actor) {
@@ -305,7 +300,7 @@ func (h *Handler) sessions(w http.ResponseWriter, r *http.Request, who actor) {
 	for _, s := range list {
 		out = append(out, h.project.Session(s))
 	}
-	reply(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 func (h *Handler) create(w http.ResponseWriter, r *http.Request, who actor) {
@@ -313,8 +308,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, who actor) {
 		ParentID string `json:"parentID"`
 		Title    string `json:"title"`
 	}
-	if err := decode(r, &body); err != nil {
-		fail(w, http.StatusBadRequest, "BadRequest", err.Error())
+	if !decode(w, r, &body) {
 		return
 	}
 	if body.ParentID != "" {
@@ -328,7 +322,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, who actor) {
 		h.failErr(w, err)
 		return
 	}
-	reply(w, http.StatusOK, h.project.Session(s))
+	httpjson.Write(w, http.StatusOK, h.project.Session(s))
 }
 
 func (h *Handler) session(w http.ResponseWriter, r *http.Request, who actor) {
@@ -337,7 +331,7 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request, who actor) {
 		h.failErr(w, err)
 		return
 	}
-	reply(w, http.StatusOK, h.project.Session(s))
+	httpjson.Write(w, http.StatusOK, h.project.Session(s))
 }
 
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request, who actor) {
@@ -345,7 +339,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, who actor) {
 		h.failErr(w, err)
 		return
 	}
-	reply(w, http.StatusOK, true)
+	httpjson.Write(w, http.StatusOK, true)
 }
 
 func (h *Handler) messages(w http.ResponseWriter, r *http.Request, who actor) {
@@ -363,7 +357,7 @@ func (h *Handler) messages(w http.ResponseWriter, r *http.Request, who actor) {
 	if n, err := strconv.Atoi(r.URL.Query().Get("limit")); err == nil && n >= 0 && n < len(entries) {
 		entries = entries[len(entries)-n:]
 	}
-	reply(w, http.StatusOK, entries)
+	httpjson.Write(w, http.StatusOK, entries)
 }
 
 // promptBody is session.prompt's body: its text parts are the prompt.
@@ -385,16 +379,25 @@ func (b promptBody) text() string {
 	return strings.Join(parts, "\n\n")
 }
 
-func (h *Handler) prompt(w http.ResponseWriter, r *http.Request, who actor) {
-	id := r.PathValue("id")
+// readPrompt reads a prompt's body and its text; a body without text
+// answers 400 naming the SDK's method, and readPrompt reports false.
+func readPrompt(w http.ResponseWriter, r *http.Request, method string) (promptBody, string, bool) {
 	var body promptBody
-	if err := decode(r, &body); err != nil {
-		fail(w, http.StatusBadRequest, "BadRequest", err.Error())
-		return
+	if !decode(w, r, &body) {
+		return body, "", false
 	}
 	text := body.text()
 	if text == "" {
-		fail(w, http.StatusBadRequest, "BadRequest", "session.prompt: no text part to send")
+		fail(w, http.StatusBadRequest, "BadRequest", method+": no text part to send")
+		return body, "", false
+	}
+	return body, text, true
+}
+
+func (h *Handler) prompt(w http.ResponseWriter, r *http.Request, who actor) {
+	id := r.PathValue("id")
+	body, text, ok := readPrompt(w, r, "session.prompt")
+	if !ok {
 		return
 	}
 	if body.NoReply {
@@ -403,7 +406,7 @@ func (h *Handler) prompt(w http.ResponseWriter, r *http.Request, who actor) {
 			h.failErr(w, err)
 			return
 		}
-		reply(w, http.StatusOK, opencode.Entry{Info: h.project.Info(m), Parts: h.project.Parts(m, nil)})
+		httpjson.Write(w, http.StatusOK, opencode.Entry{Info: h.project.Info(m), Parts: h.project.Parts(m, nil)})
 		return
 	}
 	ctx, err := h.turnContext(r, who)
@@ -419,7 +422,7 @@ func (h *Handler) prompt(w http.ResponseWriter, r *http.Request, who actor) {
 	entries := h.project.Messages(res.Messages)
 	for i := len(entries) - 1; i >= 0; i-- {
 		if entries[i].Info["role"] == chat.RoleAssistant {
-			reply(w, http.StatusOK, entries[i])
+			httpjson.Write(w, http.StatusOK, entries[i])
 			return
 		}
 	}
@@ -428,14 +431,8 @@ func (h *Handler) prompt(w http.ResponseWriter, r *http.Request, who actor) {
 
 func (h *Handler) promptAsync(w http.ResponseWriter, r *http.Request, who actor) {
 	id := r.PathValue("id")
-	var body promptBody
-	if err := decode(r, &body); err != nil {
-		fail(w, http.StatusBadRequest, "BadRequest", err.Error())
-		return
-	}
-	text := body.text()
-	if text == "" {
-		fail(w, http.StatusBadRequest, "BadRequest", "session.promptAsync: no text part to send")
+	_, text, ok := readPrompt(w, r, "session.promptAsync")
+	if !ok {
 		return
 	}
 	if _, err := h.ag.Store.Session(r.Context(), who.tenant, id); err != nil {
@@ -493,7 +490,7 @@ func (h *Handler) abort(w http.ResponseWriter, r *http.Request, who actor) {
 		h.failErr(w, err)
 		return
 	}
-	reply(w, http.StatusOK, h.ag.CancelAnywhere(r.Context(), s))
+	httpjson.Write(w, http.StatusOK, h.ag.CancelAnywhere(r.Context(), s))
 }
 
 func (h *Handler) config(w http.ResponseWriter, r *http.Request) {
@@ -502,7 +499,7 @@ func (h *Handler) config(w http.ResponseWriter, r *http.Request) {
 	if m, err := h.app.Models.Default(); err == nil {
 		out["model"] = m.ProviderID + "/" + m.ModelID
 	}
-	reply(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 // providerList is the providers of the models Podcode knows, as opencode's
@@ -540,18 +537,18 @@ func (h *Handler) providers(w http.ResponseWriter, r *http.Request) {
 	for _, p := range all {
 		connected = append(connected, p["id"].(string))
 	}
-	reply(w, http.StatusOK, map[string]any{"all": all, "default": def, "connected": connected})
+	httpjson.Write(w, http.StatusOK, map[string]any{"all": all, "default": def, "connected": connected})
 }
 
 func (h *Handler) configProviders(w http.ResponseWriter, r *http.Request) {
 	all, def := h.providerList()
-	reply(w, http.StatusOK, map[string]any{"providers": all, "default": def})
+	httpjson.Write(w, http.StatusOK, map[string]any{"providers": all, "default": def})
 }
 
 func (h *Handler) path(w http.ResponseWriter, r *http.Request) {
 	state, _ := os.UserCacheDir()
 	cfg, _ := os.UserConfigDir()
-	reply(w, http.StatusOK, map[string]any{"state": filepath.Join(state, "podcode"), "config": filepath.Join(cfg, "podcode"),
+	httpjson.Write(w, http.StatusOK, map[string]any{"state": filepath.Join(state, "podcode"), "config": filepath.Join(cfg, "podcode"),
 		"worktree": h.project.Worktree, "directory": h.project.Directory})
 }
 
@@ -564,17 +561,17 @@ func (h *Handler) projectInfo() map[string]any {
 }
 
 func (h *Handler) projects(w http.ResponseWriter, r *http.Request) {
-	reply(w, http.StatusOK, []map[string]any{h.projectInfo()})
+	httpjson.Write(w, http.StatusOK, []map[string]any{h.projectInfo()})
 }
 
 func (h *Handler) currentProject(w http.ResponseWriter, r *http.Request) {
-	reply(w, http.StatusOK, h.projectInfo())
+	httpjson.Write(w, http.StatusOK, h.projectInfo())
 }
 
 func (h *Handler) agents(w http.ResponseWriter, r *http.Request) {
-	reply(w, http.StatusOK, []map[string]any{{"name": opencode.Agent, "mode": "primary", "builtIn": true, "options": map[string]any{}, "permission": map[string]any{}, "tools": map[string]any{}}})
+	httpjson.Write(w, http.StatusOK, []map[string]any{{"name": opencode.Agent, "mode": "primary", "builtIn": true, "options": map[string]any{}, "permission": map[string]any{}, "tools": map[string]any{}}})
 }
 
 func (h *Handler) commands(w http.ResponseWriter, r *http.Request) {
-	reply(w, http.StatusOK, []any{})
+	httpjson.Write(w, http.StatusOK, []any{})
 }

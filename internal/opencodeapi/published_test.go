@@ -47,13 +47,7 @@ func published(t *testing.T, plugins []string, files map[string]string, env map[
 	p := apptest.Project{Plugins: plugins, Files: files, Env: e,
 		PluginAPI: func(a *app.App) http.Handler { return opencodeapi.New(a, nil) }}
 	dir := apptest.Dir(t, p)
-	modules, err := filepath.Abs(filepath.Join("testdata", "node_modules"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
+	apptest.LinkNodeModules(t, dir)
 	git(t, dir, "init", "-q")
 	git(t, dir, "add", "-A")
 	git(t, dir, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "start")

@@ -312,3 +312,22 @@ func (h *Head) Write(p []byte) (int, error) {
 func (h *Head) ReadFrom(r io.Reader) (int64, error) {
 	return io.Copy(struct{ io.Writer }{h}, r)
 }
+
+// Tail keeps the last Max bytes written to it and counts those it let go.
+type Tail struct {
+	Max     int
+	Dropped int
+	buf     []byte
+}
+
+func (t *Tail) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.Max; over > 0 {
+		t.Dropped += over
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+// Bytes is what Tail kept.
+func (t *Tail) Bytes() []byte { return t.buf }

@@ -42,7 +42,7 @@ func (b builtins) bash(parent context.Context, _ Call, args map[string]any) (Res
 	if err := ws.Confine(cmd); err != nil {
 		return Result{}, err
 	}
-	var out tailBuffer
+	out := tailBuffer{proc.Tail{Max: MaxOutputBytes}}
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
 	exit, err := proc.Run(ctx, cmd)
@@ -59,7 +59,7 @@ func (b builtins) bash(parent context.Context, _ Call, args map[string]any) (Res
 		output += fmt.Sprintf("\n(exit status %d)", exit)
 	}
 	return Result{Title: command, Output: output,
-		Metadata: map[string]any{"exit": exit, "elapsed_ms": time.Since(start).Milliseconds(), "truncated": out.dropped > 0}}, nil
+		Metadata: map[string]any{"exit": exit, "elapsed_ms": time.Since(start).Milliseconds(), "truncated": out.Dropped > 0}}, nil
 }
 
 // bashCommand is the one place bash's process is made: the command, run
@@ -71,24 +71,12 @@ func bashCommand(command, dir string) *exec.Cmd {
 }
 
 // tailBuffer keeps the last MaxOutputBytes written to it.
-type tailBuffer struct {
-	buf     []byte
-	dropped int
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - MaxOutputBytes; over > 0 {
-		t.dropped += over
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
+type tailBuffer struct{ proc.Tail }
 
 func (t *tailBuffer) String() string {
-	s := strings.ToValidUTF8(string(t.buf), "�")
-	if t.dropped > 0 {
-		return fmt.Sprintf("(%d bytes of earlier output dropped)\n%s", t.dropped, s)
+	s := strings.ToValidUTF8(string(t.Bytes()), "�")
+	if t.Dropped > 0 {
+		return fmt.Sprintf("(%d bytes of earlier output dropped)\n%s", t.Dropped, s)
 	}
 	return s
 }

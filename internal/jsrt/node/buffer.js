@@ -12,7 +12,7 @@
 "use strict";
 
 const errors = require("internal/errors");
-const { validateNumber, validateString } = require("internal/validators");
+const { validateNumber, validateString, validateInteger } = require("internal/validators");
 const budget = require("internal/budget");
 
 const kMaxLength = 2 ** 32;
@@ -204,12 +204,6 @@ for (const [name, fn] of Object.entries(statics)) {
   Object.defineProperty(Buffer, name, { value: fn, writable: true, enumerable: true, configurable: true });
 }
 Buffer.poolSize = 8192;
-
-function validateInteger(v, name, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
-  if (typeof v !== "number") throw errors.invalidArgType(name, "number", v);
-  if (!Number.isInteger(v)) throw errors.outOfRange(name, "an integer", v);
-  if (v < min || v > max) throw errors.outOfRange(name, ">= " + min + " && <= " + max, v);
-}
 
 function fromString(string, encoding) {
   let e;

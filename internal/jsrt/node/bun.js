@@ -280,17 +280,7 @@ class Glob {
 }
 
 function which(cmd, options) {
-  const path = (options && options.PATH) || process.env.PATH || "";
-  const dir = (options && options.cwd) || process.cwd();
-  if (cmd.includes("/")) {
-    const p = pathMod.resolve(dir, cmd);
-    try { fs.accessSync(p, fs.constants.X_OK); return fs.statSync(p).isFile() ? p : null; } catch (e) { return null; }
-  }
-  for (const d of path.split(":")) {
-    const p = pathMod.resolve(dir, d || ".", cmd);
-    try { fs.accessSync(p, fs.constants.X_OK); if (fs.statSync(p).isFile()) return p; } catch (e) { /* next */ }
-  }
-  return null;
+  return host.which(String(cmd), (options && options.PATH) || process.env.PATH || "", (options && options.cwd) || process.cwd());
 }
 
 const $ = makeShell();

@@ -193,20 +193,8 @@ class OutgoingMessage extends Writable {
   get finished() { return this.writableEnded; }
 }
 
-function urlToHttpOptions(url) {
-  const options = {
-    protocol: url.protocol,
-    hostname: url.hostname && url.hostname[0] === "[" ? url.hostname.slice(1, -1) : url.hostname,
-    hash: url.hash,
-    search: url.search,
-    pathname: url.pathname,
-    path: (url.pathname || "") + (url.search || ""),
-    href: url.href,
-  };
-  if (url.port !== "") options.port = Number(url.port);
-  if (url.username || url.password) options.auth = decodeURIComponent(url.username) + ":" + decodeURIComponent(url.password);
-  return options;
-}
+// url's, on first use: a request of options alone needs no url module
+const urlToHttpOptions = (url) => require("url").urlToHttpOptions(url);
 
 function parseURL(s) {
   try {

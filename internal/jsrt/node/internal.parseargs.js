@@ -59,8 +59,8 @@ function tokenize(args, options) {
       break;
     }
     const isShort = typeof arg === "string" && arg.length >= 2 && arg[0] === "-" && arg[1] !== "-";
-    if (isShort && arg.length === 2) {
-      const name = longNameOf(arg[1], options);
+    // an option alone in its argument: a string option's value is the next
+    const alone = (name) => {
       let value, inlineValue;
       if (isString(name) && next != null) {
         value = rest.shift();
@@ -68,6 +68,9 @@ function tokenize(args, options) {
       }
       tokens.push({ kind: "option", name, rawName: arg, index, value, inlineValue });
       if (value != null) index++;
+    };
+    if (isShort && arg.length === 2) {
+      alone(longNameOf(arg[1], options));
       continue;
     }
     if (isShort && !isString(longNameOf(arg[1], options))) {
@@ -92,14 +95,7 @@ function tokenize(args, options) {
     if (typeof arg === "string" && arg.length > 2 && arg.startsWith("--")) {
       const eq = arg.indexOf("=", 3);
       if (eq === -1) {
-        const name = arg.slice(2);
-        let value, inlineValue;
-        if (isString(name) && next != null) {
-          value = rest.shift();
-          inlineValue = false;
-        }
-        tokens.push({ kind: "option", name, rawName: arg, index, value, inlineValue });
-        if (value != null) index++;
+        alone(arg.slice(2));
       } else {
         const name = arg.slice(2, eq);
         tokens.push({ kind: "option", name, rawName: "--" + name, index, value: arg.slice(eq + 1), inlineValue: true });

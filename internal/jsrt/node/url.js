@@ -14,27 +14,9 @@ const { validateObject, validateFunction } = require("internal/validators");
 const customInspect = Symbol.for("nodejs.util.inspect.custom");
 const lazyInspect = () => require("util").inspect;
 
-// usv converts to a string with lone surrogates replaced, as WebIDL's
-// USVString does.
-function usv(v) {
-  const s = `${v}`;
-  let out = "";
-  let last = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0xd800 || c > 0xdfff) continue;
-    if (c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        i++;
-        continue;
-      }
-    }
-    out += s.slice(last, i) + "\ufffd";
-    last = i + 1;
-  }
-  return last === 0 ? s : out + s.slice(last);
-}
+// usv is WebIDL's USVString conversion (a symbol throws, as there).
+const { toUSVString } = require("internal/usv");
+const usv = (v) => toUSVString(`${v}`);
 
 function invalidURL(input, base) {
   const e = errors.codedTypeError("ERR_INVALID_URL", "Invalid URL");

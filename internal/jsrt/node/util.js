@@ -130,6 +130,7 @@ const visibleLength = (ctx, s) => (ctx.colors ? s.replace(ansi, "").length : s.l
 
 // Columns a string takes in a terminal (internal/strwidth).
 const { width } = require("internal/strwidth");
+const { toUSVString } = require("internal/usv");
 const stringWidth = (ctx, s) => width(ctx.colors ? s.replace(ansi, "") : s);
 
 // quote renders s as a string literal as Node does: single quotes unless
@@ -1080,23 +1081,6 @@ function getSystemErrorMap() {
   const m = new Map();
   for (const [n, name, message] of host.errnoList()) m.set(n, [name, message]);
   return m;
-}
-
-function toUSVString(s) {
-  s = String(s);
-  let out = "";
-  let last = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0xd800 || c > 0xdfff) continue;
-    if (c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) { i++; continue; }
-    }
-    out += s.slice(last, i) + "\ufffd";
-    last = i + 1;
-  }
-  return out + s.slice(last);
 }
 
 // styleText colours nothing given one format, as Node 20 does when its
