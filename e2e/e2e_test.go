@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/podcode/podcode/internal/apptest"
+	"github.com/podcode/podcode/internal/logtest"
 )
 
 // binary is the podcode command built from examples/embed, once, by
@@ -41,7 +42,7 @@ type server struct {
 	t    *testing.T
 	cmd  *exec.Cmd
 	base string
-	logs *bytes.Buffer
+	logs *logtest.Buffer // read while the server writes it
 }
 
 func freePort(t *testing.T) string {
@@ -58,7 +59,7 @@ func freePort(t *testing.T) string {
 func start(t *testing.T, dir, home string) *server {
 	t.Helper()
 	addr := freePort(t)
-	s := &server{t: t, base: "http://" + addr, logs: &bytes.Buffer{}}
+	s := &server{t: t, base: "http://" + addr, logs: &logtest.Buffer{}}
 	s.cmd = exec.Command(binary, "serve", "--addr", addr)
 	s.cmd.Dir = dir
 	s.cmd.Env = env(home)

@@ -10,11 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/podcode/podcode/internal/apptest"
+	"github.com/podcode/podcode/internal/logtest"
 )
 
 // addressSpace is the hard limit the server runs under: an allocation past
@@ -203,33 +203,15 @@ type limited struct {
 	t    *testing.T
 	cmd  *exec.Cmd
 	base string
-	logs *lockedBuffer
-	done chan struct{} // closed when the process exited
-}
-
-// lockedBuffer is the process's output, read while it is written.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	logs *logtest.Buffer // read while the process writes it
+	done chan struct{}   // closed when the process exited
 }
 
 // startLimited runs podcode serve under prlimit's address-space limit.
 func startLimited(t *testing.T, dir, home string, limit int64) *limited {
 	t.Helper()
 	addr := freePort(t)
-	s := &limited{t: t, base: "http://" + addr, logs: &lockedBuffer{}, done: make(chan struct{})}
+	s := &limited{t: t, base: "http://" + addr, logs: &logtest.Buffer{}, done: make(chan struct{})}
 	s.cmd = exec.Command("prlimit", fmt.Sprintf("--as=%d", limit), "--", binary, "serve", "--addr", addr)
 	s.cmd.Dir = dir
 	s.cmd.Env = env(home)

@@ -83,3 +83,25 @@ console.log(await Bun.write(f, "héllo"), await f.exists(), await f.text(), f.si
 		t.Error(err)
 	}
 }
+
+// Bun.which finds an executable file as Bun's does: in the folders of
+// PATH (the option's, else the environment's), relative ones and names
+// with a slash from cwd; a file that is not executable, a folder, or
+// nothing at all is null.
+func TestBunWhich(t *testing.T) {
+	src := `
+const fs = require("node:fs");
+fs.mkdirSync("bin/dir", { recursive: true });
+fs.writeFileSync("bin/tool", "#!/bin/sh\n", { mode: 0o755 });
+fs.writeFileSync("bin/data", "", { mode: 0o644 });
+const rel = (p) => p === null ? null : require("node:path").relative(process.cwd(), p);
+console.log(rel(Bun.which("tool", { PATH: "bin" })), Bun.which("data", { PATH: "bin" }), Bun.which("dir", { PATH: "bin" }));
+console.log(rel(Bun.which("./bin/tool")), Bun.which("./bin/data"), Bun.which("/bin/sh"), Bun.which("no-such-program-xyz"));
+console.log(Bun.which("tool"), rel(Bun.which("tool", { PATH: "/nowhere:bin" })), rel(Bun.which("tool", { PATH: ".", cwd: "bin" })));
+`
+	out := runPodcodeScript(t, src)
+	want := []string{"bin/tool null null", "bin/tool null /bin/sh null", "null bin/tool bin/tool"}
+	if strings.Join(out, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(out, "\n"), strings.Join(want, "\n"))
+	}
+}

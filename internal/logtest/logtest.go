@@ -49,6 +49,17 @@ func (l *Logs) Count(parts ...string) int {
 	return n
 }
 
+// HasLine reports whether a line of text (a text handler's output, a
+// process's) contains every part.
+func HasLine(text string, parts ...string) bool {
+	for _, line := range strings.Split(text, "\n") {
+		if containsAll(line, parts) {
+			return true
+		}
+	}
+	return false
+}
+
 func containsAll(line string, parts []string) bool {
 	for _, p := range parts {
 		if !strings.Contains(line, p) {

@@ -42,3 +42,7 @@ await tp.setTimeout(250);
 console.log("after:", refreshed);
 const util = require("node:util");
 console.log(await util.promisify(setImmediate)("imm-promisified"), await util.promisify(setTimeout)(1, "to-promisified"));
+const aborted = new AbortController();
+aborted.abort();
+console.log(util.promisify(setTimeout) === tp.setTimeout,
+  await util.promisify(setTimeout)(10, 1, { signal: aborted.signal }).catch((e) => [e.name, e.code, e.message].join(" ")));
