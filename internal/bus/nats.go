@@ -87,6 +87,16 @@ type Remote struct {
 
 const failWindow = 10 * time.Second
 
+// readerStopWait bounds how long Close waits for the stream's reader to
+// stop before it closes the connection under it: nats.go's ordered
+// consumer can miss a Stop that lands while it re-creates its consumer
+// after an outage, and its Next then blocks until the connection ends.
+var readerStopWait = 5 * time.Second
+
+// messages starts reading a consumer; tests replace it to stand in for a
+// reader that misses Stop.
+var messages = func(c jetstream.Consumer) (jetstream.MessagesContext, error) { return c.Messages() }
+
 // Join connects b to the other nodes of a deployment through the NATS
 // server at url, and returns when b has taken the stream's latest events
 // (as many as its journal holds), or with an error when ctx ends first or
@@ -197,7 +207,7 @@ func Join(ctx context.Context, b *Bus, url string, o JoinOptions) (*Remote, erro
 	if info.State.Msgs == 0 {
 		close(caught)
 	}
-	r.iter, err = cons.Messages()
+	r.iter, err = messages(cons)
 	if err != nil {
 		b.rebase(randomEpoch(), start-1, nil)
 		nc.Close()
@@ -300,7 +310,16 @@ func (r *Remote) Close() error {
 		close(r.stopping)
 		if r.iter != nil {
 			r.iter.Stop()
-			<-r.consumed
+			if !waitFor(r.consumed, readerStopWait) {
+				r.log.Warn("bus: the event stream's reader did not stop; closing the connection to NATS under it", "waited", readerStopWait)
+				if err := r.nc.FlushTimeout(3 * time.Second); err != nil {
+					r.closeErr = fmt.Errorf("bus: sending the last events to NATS: %w", err)
+				}
+				r.nc.Close()
+				if !waitFor(r.consumed, readerStopWait) {
+					r.log.Error("bus: the event stream's reader did not stop with the connection closed; left behind")
+				}
+			}
 		}
 		// The server would drop the consumer after a while of inactivity:
 		// now is tidier, with many nodes restarting.
@@ -323,6 +342,18 @@ func (r *Remote) Close() error {
 		r.nc.Close()
 	})
 	return r.closeErr
+}
+
+// waitFor reports whether ch is closed within d.
+func waitFor(ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // handle is one Handle's subscription.

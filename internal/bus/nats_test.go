@@ -399,6 +399,51 @@ func TestCloseLeavesNothingRunning(t *testing.T) {
 	}
 }
 
+// deafReader misses Stop, as nats.go's ordered consumer can when Stop
+// lands while it re-creates its consumer after an outage.
+type deafReader struct{ jetstream.MessagesContext }
+
+func (deafReader) Stop()  {}
+func (deafReader) Drain() {}
+
+// Close ends a node's part in the deployment even when the stream's reader
+// misses Stop, and what the node published before still reaches the others.
+func TestCloseEndsAReaderThatMissesStop(t *testing.T) {
+	url, stream := deployment(t)
+	saved, savedWait := messages, readerStopWait
+	t.Cleanup(func() { messages, readerStopWait = saved, savedWait })
+	messages = func(c jetstream.Consumer) (jetstream.MessagesContext, error) {
+		m, err := c.Messages()
+		return deafReader{m}, err
+	}
+	readerStopWait = 200 * time.Millisecond
+	a, b := New(nil), New(nil)
+	ra := join(t, a, url, stream, "a")
+	messages = saved
+	join(t, b, url, stream, "b")
+	fb := b.Follow(10, all)
+	defer fb.Close()
+	a.Publish("last", nil)
+	closed := make(chan error, 1)
+	go func() { closed <- ra.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Errorf("close: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Close did not return with a reader that missed Stop")
+	}
+	select {
+	case <-ra.consumed:
+	default:
+		t.Error("Close returned with the reader still running")
+	}
+	if ev := next(t, fb); ev.Type != "last" {
+		t.Errorf("node b got %+v, want the event a published before Close", ev)
+	}
+}
+
 // natsServer runs a NATS server of the test's own, on port (a free one
 // if ""), keeping its JetStream files in dir; the test ends it.
 func natsServer(t *testing.T, dir, port string) (url string, stop func()) {
