@@ -239,7 +239,32 @@ func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 	}
 	s.register(sess.ID)
 	s.log.Info("acp: session created", "session", sess.ID)
+	s.announceCommands(ctx, sess.ID)
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(sess.ID)}, nil
+}
+
+// announceCommands sends the session's slash commands
+// (available_commands_update) once the answer that names the session has
+// gone out: the SDK ends a request's context after writing its answer,
+// and an editor drops an update of a session it does not know yet. A
+// prompt "/<name> <args>" runs one (agent.Run expands it).
+func (s *Server) announceCommands(ctx context.Context, sessionID string) {
+	cmds := s.agent.App.Claude.Commands()
+	if len(cmds) == 0 {
+		return
+	}
+	list := make([]sdk.AvailableCommand, 0, len(cmds))
+	for _, c := range cmds {
+		ac := sdk.AvailableCommand{Name: c.Name, Description: c.Value.Description}
+		if c.Value.ArgumentHint != "" {
+			ac.Input = &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: c.Value.ArgumentHint}}
+		}
+		list = append(list, ac)
+	}
+	go func() {
+		<-ctx.Done()
+		s.update(sessionID, sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: list}})
+	}()
 }
 
 // LoadSession implements sdk.AgentLoader: the session's messages are sent
@@ -269,6 +294,7 @@ func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 		return sdk.LoadSessionResponse{}, err
 	}
 	s.log.Info("acp: session loaded", "session", id, "messages", len(msgs))
+	s.announceCommands(ctx, id)
 	return sdk.LoadSessionResponse{}, nil
 }
 

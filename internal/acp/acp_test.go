@@ -818,3 +818,31 @@ func TestEditorsMCPServersAreTakenWholeOrNotAtAll(t *testing.T) {
 		t.Errorf("%d sets of MCP servers started, want the one with a", n)
 	}
 }
+
+// A session's slash commands reach the editor (available_commands_update,
+// after the answer that names the session), and a prompt runs one.
+func TestSlashCommandsAreAnnounced(t *testing.T) {
+	e := serve(t, apptest.Project{Files: map[string]string{
+		".claude/commands/hello.md": "---\ndescription: say hello\nargument-hint: <name>\n---\nHello $ARGUMENTS\n",
+	}}, sdk.ClientCapabilities{})
+	id := e.newSession(t)
+	var got []sdk.AvailableCommand
+	e.cl.waitFor("available_commands_update", func(n sdk.SessionNotification) bool {
+		if u := n.Update.AvailableCommandsUpdate; u != nil && string(n.SessionId) == id {
+			got = u.AvailableCommands
+			return true
+		}
+		return false
+	})
+	if len(got) != 1 || got[0].Name != "hello" || got[0].Description != "say hello" || got[0].Input == nil ||
+		got[0].Input.Unstructured == nil || got[0].Input.Unstructured.Hint != "<name>" {
+		t.Errorf("commands announced: %+v", got)
+	}
+	if _, err := e.prompt(t, id, "/hello editor"); err != nil {
+		t.Fatal(err)
+	}
+	e.cl.waitFor("the command's answer", func(n sdk.SessionNotification) bool {
+		u := n.Update.AgentMessageChunk
+		return u != nil && u.Content.Text != nil && strings.Contains(u.Content.Text.Text, "You said: Hello editor")
+	})
+}

@@ -8,7 +8,11 @@
 //     prompt with the hook's message: nothing is stored, the caller gets a
 //     *PromptRejected. ask puts the question to the user (refused when
 //     nobody can answer). defer and allow go on.
-//  2. The user message is stored; the session is marked running.
+//  2. A prompt that invokes a slash command ("/name args": the commands of
+//     Claude Code's layout, App.Claude) becomes the command's text: its
+//     "!`command`" lines run as bash calls and its "@path" files are read,
+//     each through every hook and the guard (commands.go). The user
+//     message is stored; the session is marked running.
 //  3. A step: when the history nears the model's context limit, older
 //     messages are compacted into a summary between PreCompact (deny skips
 //     it this time) and PostCompact. Then chat.params (SPEC H12–H15) and the
@@ -44,11 +48,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/claudecode"
 	"github.com/podcode/podcode/internal/cluster"
 	"github.com/podcode/podcode/internal/guard"
 	"github.com/podcode/podcode/internal/pipeline"
@@ -112,6 +118,7 @@ func New(a *app.App, st *store.Store) *Agent {
 	}
 	if def, ok := a.Tools.Get("task"); ok && def.Source == tool.Builtin {
 		def.Execute = ag.task
+		def.Description = taskDescription(def.Description, a.Claude)
 	}
 	return ag
 }
@@ -320,6 +327,12 @@ type TurnRequest struct {
 	Agent     string         // the agent's name, for chat.params; "build" when empty
 	Specified map[string]any // chat.params tunables the caller specified
 	OnEvent   func(Event)    // progress, on the turn's goroutine (nil for none)
+	// System is added to the configured system prompt (a sub-agent
+	// type's prompt).
+	System string
+	// Tools are the tools the turn may use, as Claude Code lists an
+	// agent's (claudecode.AllowsTool); nil for every tool.
+	Tools []string
 }
 
 // Event is progress of a turn, for a caller that shows it as it happens.
@@ -587,6 +600,10 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 			return nil, err
 		}
 	}
+	cmd, cmdArgs, err := t.command()
+	if err != nil {
+		return nil, err
+	}
 
 	// 2. The user message; the session runs.
 	// Not with ctx: a cancel landing just after the write (Shutdown, Cancel)
@@ -598,7 +615,15 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 	}
 	a.App.Bus.PublishFor(sess.Tenant, EventTurnStarted, map[string]any{"sessionID": sess.ID})
 	user := &chat.Message{Role: chat.RoleUser, Text: req.Prompt, Hooks: lifecycleRuns(rep)}
-	runErr := t.store(ctx, user)
+	var runErr error
+	if cmd != nil {
+		var runs []chat.HookRun
+		user.Text, runs, runErr = t.expand(ctx, cmd, cmdArgs)
+		user.Hooks = append(user.Hooks, runs...)
+	}
+	if runErr == nil {
+		runErr = t.store(ctx, user)
+	}
 	if text := hookContext(rep); runErr == nil && text != "" {
 		runErr = t.store(ctx, &chat.Message{Role: chat.RoleContext, Text: text})
 	}
@@ -753,7 +778,11 @@ func (t *turn) call(ctx context.Context, force bool) ([]chat.ToolCall, error) {
 	params, steps := t.a.App.Runner.ChatParams(t.ctx(ctx), pipeline.ChatInput{SessionID: t.sess.ID, Agent: t.req.Agent, Model: t.model, Specified: t.req.Specified})
 	// Paired: a history an older Podcode left with an unanswered call
 	// further back is still one the provider accepts.
-	req := provider.Request{Model: t.model, Params: params, System: t.a.App.Config.Agent.System, Messages: chat.Paired(history), Tools: t.toolSpecs(),
+	system := t.a.App.Config.Agent.System
+	if t.req.System != "" {
+		system = strings.TrimSpace(system + "\n\n" + t.req.System)
+	}
+	req := provider.Request{Model: t.model, Params: params, System: system, Messages: chat.Paired(history), Tools: t.toolSpecs(),
 		Channel: t.scope.Channel, SessionID: t.sess.ID}
 	// The text is redacted as it streams, once, for every reader of the
 	// turn's progress (an editor, the CLI, /events), as the stored message
@@ -805,7 +834,9 @@ func (t *turn) toolSpecs() []provider.ToolSpec {
 	defs := t.a.App.Tools.List()
 	out := make([]provider.ToolSpec, 0, len(defs))
 	for _, d := range defs {
-		out = append(out, provider.ToolSpec{Name: d.ID, Description: d.Description, Parameters: d.Parameters})
+		if claudecode.AllowsTool(t.req.Tools, d) {
+			out = append(out, provider.ToolSpec{Name: d.ID, Description: d.Description, Parameters: d.Parameters})
+		}
 	}
 	return out
 }
@@ -818,7 +849,9 @@ func (t *turn) runTool(ctx context.Context, call chat.ToolCall, assistantID stri
 	var res tool.Result
 	var rep pipeline.ToolReport
 	var err error
-	if jerr := json.Unmarshal(call.Args, &args); jerr != nil || args == nil {
+	if d, ok := t.a.App.Tools.Get(call.Tool); ok && !claudecode.AllowsTool(t.req.Tools, d) {
+		err = fmt.Errorf("%s is not among the tools of agent %s (%s)", call.Tool, t.req.Agent, strings.Join(t.req.Tools, ", "))
+	} else if jerr := json.Unmarshal(call.Args, &args); jerr != nil || args == nil {
 		err = fmt.Errorf("the arguments of %s are not a JSON object", call.Tool)
 	} else {
 		// The folder the call works in: a tenant's turn carries its

@@ -9,8 +9,10 @@
 //     settings that need trust are one trust item of kind config, merged
 //     only once the gate allows it (gateProjectConfig), before anything
 //     reads the config.
-//  2. Register the built-in tools, and start the MCP servers (podcode.json's
-//     mcp, the project's .mcp.json; a project's once trusted), which go on
+//  2. Register the built-in tools, read Claude Code's settings and find
+//     the Claude Code plugins that run (readClaude), and start the MCP
+//     servers (podcode.json's mcp, the project's .mcp.json, the Claude Code
+//     plugins'; a project's once trusted), which go on
 //     starting while the plugins load; their tools are registered as
 //     <server>_<tool> when each is ready (package mcpclient).
 //  3. Load the plugins (jsplugin's lifecycle: find, bundle, import,
@@ -25,7 +27,9 @@
 //     (plugin layer, in pipeline order), manifest plugins (plugin layer,
 //     in discovery order) and Claude Code hooks (project layer: the user's
 //     ~/.claude/settings.json, the project's .claude/settings.json and
-//     settings.local.json, Claude Code plugins; registerClaudeHooks).
+//     settings.local.json, Claude Code plugins; registerClaudeHooks),
+//     then the commands, agents and skills of Claude Code's layout
+//     (loadClaudeContent: App.Claude, the skill tool).
 //     The config's hooks overrides and disabled_plugins remove handlers
 //     here; registration order is what MaxHandlersPerEvent keeps.
 //  6. The guard (PreToolUse, permissions, loop guard, PostToolUse) becomes
@@ -51,6 +55,7 @@ import (
 	"time"
 
 	"github.com/podcode/podcode/internal/bus"
+	"github.com/podcode/podcode/internal/claudecode"
 	"github.com/podcode/podcode/internal/claudehooks"
 	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/guard"
@@ -82,6 +87,10 @@ type App struct {
 	// MCP is the MCP servers whose tools are in Tools (nil when none is
 	// configured).
 	MCP *mcpclient.Set
+	// Claude is the commands, agents and skills of Claude Code's layout
+	// (the user's ~/.claude, the project's .claude once trusted, the Claude
+	// Code plugins that run); never nil after Boot.
+	Claude *claudecode.Catalog
 	// Manifests are the manifest plugins and their processes.
 	Manifests *manifest.Set
 	// DataDir holds the database and the tenants' workspaces, outside the
@@ -180,8 +189,21 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 		}
 	}
 
+	jsCfg, manifests, claudePlugins := splitPlugins(cfg)
+	claudeDir := o.ClaudeDir
+	switch claudeDir {
+	case "":
+		if claudeDir, err = claudehooks.UserDir(); err != nil {
+			log.Warn("claude hooks: the user's settings are not read", "error", err.Error())
+			claudeDir = ""
+		}
+	case "-":
+		claudeDir = ""
+	}
+	claude := a.readClaude(claudeDir, claudePlugins)
+
 	// The MCP servers start while the plugins load; Boot waits for both.
-	waitMCP, err := a.startMCP(ctx, o.BootTimeout)
+	waitMCP, err := a.startMCP(ctx, o.BootTimeout, claude)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +222,6 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 	case "-":
 		cache = ""
 	}
-	jsCfg, manifests, claudePlugins := splitPlugins(cfg)
 	policy := guard.NewPolicy(cfg.Permission, cfg.ProjectPermission)
 	boot, err := bootGuard(policy, log)
 	if err != nil {
@@ -255,17 +276,8 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 	}
 	mo := manifest.Options{Cwd: cwd, Log: log, Overrides: cfg.HookOverridesFor, Disabled: cfg.DisabledFor, Trust: a.manifestTrust}
 	a.Manifests = manifest.Register(a.Hooks, manifest.Discover(cwd, userDir, manifests), mo)
-	claudeDir := o.ClaudeDir
-	switch claudeDir {
-	case "":
-		if claudeDir, err = claudehooks.UserDir(); err != nil {
-			log.Warn("claude hooks: the user's settings are not read", "error", err.Error())
-			claudeDir = ""
-		}
-	case "-":
-		claudeDir = ""
-	}
-	registerClaudeHooks(a, claudeDir, claudePlugins)
+	registerClaudeHooks(a, claude)
+	loadClaudeContent(a, claude)
 	a.sessions = followSessions(a)
 	a.Guard = &guard.Guard{Hooks: a.Hooks, Policy: policy, LoopLimit: cfg.Agent.LoopGuard,
 		AskTimeout: time.Duration(cfg.Agent.AskTimeoutMs) * time.Millisecond}

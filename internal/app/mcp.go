@@ -8,15 +8,17 @@ import (
 	"github.com/podcode/podcode/internal/trust"
 )
 
-// startMCP starts the MCP servers the config and the project's .mcp.json
-// declare (mcpclient.Start: in parallel, waiting at most the start bound),
+// startMCP starts the MCP servers the config, the project's .mcp.json and
+// the Claude Code plugins that run declare (mcpclient.Start: in parallel, waiting at most the start bound),
 // while the rest of Boot goes on; the returned function waits for it. A
 // project's server starts only once its entry is trusted (mcpTrust).
-func (a *App) startMCP(ctx context.Context, bound time.Duration) (wait func(), err error) {
-	specs, warnings, err := mcpclient.Specs(a.Config, a.Cwd)
+func (a *App) startMCP(ctx context.Context, bound time.Duration, claude *claudeFiles) (wait func(), err error) {
+	fromPlugins, pw := claude.mcpSpecs()
+	specs, warnings, err := mcpclient.Specs(a.Config, a.Cwd, fromPlugins...)
 	if err != nil {
 		return nil, err
 	}
+	warnings = append(pw, warnings...)
 	for _, w := range warnings {
 		a.Log.Warn("config: " + w)
 	}

@@ -2,11 +2,9 @@ package app
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/podcode/podcode/internal/claudehooks"
-	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/manifest"
 	"github.com/podcode/podcode/internal/trust"
 )
@@ -94,8 +92,8 @@ func (a *App) manifestTrust(m *manifest.Manifest) manifest.Verdict {
 // (registerClaudeSettings), then the guards recorded as trusted that the
 // project's manifests and .claude hooks no longer declare
 // (registerRecordedGuards). Boot calls it after the manifests.
-func registerClaudeHooks(a *App, claudeDir string, plugins []manifest.Found) {
-	registerClaudeSettings(a, claudeDir, plugins)
+func registerClaudeHooks(a *App, cf *claudeFiles) {
+	registerClaudeSettings(a, cf)
 	registerRecordedGuards(a)
 }
 
@@ -170,35 +168,18 @@ func registerRecordedGuards(a *App) {
 // "claude", hooks "claude/<Event>": false), but not guards: a pulled
 // line of config must not stop a guard the user trusted, any more than an
 // edit of the hook does. Only the user's file switches a guard off.
-func registerClaudeSettings(a *App, claudeDir string, plugins []manifest.Found) {
+func registerClaudeSettings(a *App, cf *claudeFiles) {
 	if slices.Contains(a.Config.DisabledFor(false), ClaudeHooksID) {
 		a.Log.Info("claude hooks: disabled by the config; not loaded")
 		return
 	}
-	var user *claudehooks.Settings
-	if claudeDir != "" {
-		var err error
-		if user, err = claudehooks.LoadUser(claudeDir); err != nil {
-			a.Log.Warn("claude hooks: not loaded", "file", claudehooks.UserSettingsFile, "error", err.Error())
-			user = nil
-		}
-	}
+	user := cf.user
 	deps := map[string][]*trust.Watch{} // by hook (claudeKey)
 	parts := []*claudehooks.Settings{a.claudeFilter(user, false)}
-	var projectEnabled []*claudehooks.Settings // the project's files, for their enabledPlugins
-	for _, name := range []string{claudehooks.SettingsFile, claudehooks.LocalSettingsFile} {
-		if claudeDir != "" && sameDir(filepath.Join(a.Cwd, ".claude"), claudeDir) && name == claudehooks.SettingsFile {
-			continue // the project is the home folder: read as the user's
-		}
-		s, err := claudehooks.LoadFile(a.Cwd, name)
-		if err != nil {
-			a.Log.Warn("claude hooks: not loaded", "file", name, "error", err.Error())
-			continue
-		}
-		projectEnabled = append(projectEnabled, s)
-		parts = append(parts, a.projectClaudePart(name, s, deps))
+	for _, f := range cf.project {
+		parts = append(parts, a.projectClaudePart(f.name, f.settings, deps))
 	}
-	parts = append(parts, a.claudePlugins(claudeDir, user, projectEnabled, plugins, deps)...)
+	parts = append(parts, a.claudePlugins(cf.plugins, deps)...)
 	s := claudehooks.Merge(parts...)
 	if s.DisableAllHooks {
 		// Set by the user: nothing runs. Set by a trusted project file:
@@ -292,48 +273,10 @@ func (a *App) claudeFilter(s *claudehooks.Settings, project bool) *claudehooks.S
 	return s
 }
 
-// claudePlugins loads the Claude Code plugins that run: those installed
-// for the user (claudehooks.InstalledPlugins) that the user's settings
-// enable, as the user's own; those the project's settings enable (and the
-// user's do not), and the Claude Code plugin folders the config's plugin
-// array names, each a trust item of its own when the project names it.
-// An enabled plugin that is not installed is a warning.
-func (a *App) claudePlugins(claudeDir string, user *claudehooks.Settings, project []*claudehooks.Settings, named []manifest.Found, deps map[string][]*trust.Watch) []*claudehooks.Settings {
-	type found struct {
-		dir, key, by string
-		project      bool
-	}
-	var list []found
-	userOn := map[string]bool{}
-	if user != nil {
-		userOn = user.EnabledPlugins
-	}
-	projectOn := claudehooks.Merge(project...).EnabledPlugins
-	if len(userOn)+len(projectOn) > 0 {
-		installed, err := claudehooks.InstalledPlugins(claudeDir)
-		if err != nil {
-			a.Log.Warn("claude hooks: the installed Claude Code plugins are not read", "error", err.Error())
-		}
-		enabled := func(on map[string]bool, by string, isProject bool) {
-			for _, key := range claudehooks.EnabledKeys(on) {
-				if isProject && userOn[key] {
-					continue // the user's own already
-				}
-				dir, ok := installed[key]
-				if !ok {
-					a.Log.Warn("claude hooks: a Claude Code plugin is enabled but not installed; its hooks do not run (install it with `claude plugin install`)",
-						"plugin", key, "file", by)
-					continue
-				}
-				list = append(list, found{dir: dir, key: key, by: by, project: isProject})
-			}
-		}
-		enabled(userOn, claudehooks.UserSettingsFile, false)
-		enabled(projectOn, ".claude/settings", true)
-	}
-	for _, f := range named {
-		list = append(list, found{dir: f.Dir, by: config.FileName, project: f.Project})
-	}
+// claudePlugins loads the hooks of the Claude Code plugins that run
+// (claudeFiles.plugins): a user's as the user's own, a project's each a
+// trust item of its own.
+func (a *App) claudePlugins(list []claudeFound, deps map[string][]*trust.Watch) []*claudehooks.Settings {
 	var out []*claudehooks.Settings
 	for _, f := range list {
 		s, err := claudehooks.LoadPlugin(f.dir, f.key)

@@ -43,7 +43,7 @@ func TestToolInputRoundTrip(t *testing.T) {
 		if got := ClaudeToolName(c.tool); got != c.claude {
 			t.Errorf("%s is %s to Claude Code, want %s", c.tool, got, c.claude)
 		}
-		if got := podcodeToolName(c.claude); got != c.tool {
+		if got := PodcodeToolName(c.claude); got != c.tool {
 			t.Errorf("%s is %s to Podcode, want %s", c.claude, got, c.tool)
 		}
 		claude := toClaudeArgs(c.tool, args, dir)

@@ -34,7 +34,7 @@ var claudeEvents = func() map[plugin.HookEvent]string {
 // with the reason given in the warning.
 var unsupported = map[string]string{
 	"Setup":               "Podcode has no --init or --maintenance run",
-	"UserPromptExpansion": "Podcode has no slash commands",
+	"UserPromptExpansion": "Podcode expands slash commands without this event",
 	"PermissionRequest":   "Podcode asks through PreToolUse's ask vote, not a separate permission event",
 	"PermissionDenied":    "Podcode has no auto mode classifier",
 	"PostToolBatch":       "Podcode runs tool calls one at a time and has no batch event",
@@ -138,6 +138,7 @@ var toolNames = map[string]string{
 	"grep":     "Grep",
 	"webfetch": "WebFetch",
 	"task":     "Agent",
+	"skill":    "Skill",
 }
 
 // legacyTask is the Agent tool's name before Claude Code 2.1.63.
@@ -182,8 +183,9 @@ func payloadNames(p *plugin.HookPayload) []string {
 	return claudeNames(p.ToolName)
 }
 
-// podcodeToolName is ClaudeToolName the other way round.
-func podcodeToolName(claude string) string {
+// PodcodeToolName is ClaudeToolName the other way round: bash for Bash,
+// task for Agent and Task; any other name is kept.
+func PodcodeToolName(claude string) string {
 	if p, ok := podcodeTools[claude]; ok {
 		return p
 	}

@@ -46,6 +46,33 @@ func IsPluginDir(dir string) bool {
 // keep a name from being a path.
 var pluginNames = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
+// ReadPlugin reads the manifest of the Claude Code plugin in dir, which
+// settings name key ("" for its name); m is its hooks entry, as written.
+func ReadPlugin(dir, key string) (p *Plugin, hooks json.RawMessage, err error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := trust.ReadFile(filepath.Join(abs, filepath.FromSlash(PluginManifest)), MaxSettingsSize)
+	if err != nil {
+		return nil, nil, fmt.Errorf("claude plugin %s: %s: %w", abs, PluginManifest, err)
+	}
+	var m struct {
+		Name  string          `json:"name"`
+		Hooks json.RawMessage `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, nil, jsonError("claude plugin "+abs+": "+PluginManifest, data, err)
+	}
+	if !pluginNames.MatchString(m.Name) {
+		return nil, nil, fmt.Errorf("claude plugin %s: %s: name %q: must be a plugin name such as \"my-plugin\"", abs, PluginManifest, m.Name)
+	}
+	if key == "" {
+		key = m.Name
+	}
+	return &Plugin{Name: m.Name, Key: key, Dir: abs}, m.Hooks, nil
+}
+
 // LoadPlugin reads the Claude Code plugin in dir, which settings name key
 // ("" for its name): its manifest, then hooks/hooks.json, then the hook
 // files or the inline hooks its manifest's "hooks" names, each as Parse
@@ -53,28 +80,12 @@ var pluginNames = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 // missing hooks file gives no hooks; a plugin without a manifest, or with
 // a mistake in a file, is an error naming the plugin and the file.
 func LoadPlugin(dir, key string) (*Settings, error) {
-	abs, err := filepath.Abs(dir)
+	p, hooks, err := ReadPlugin(dir, key)
 	if err != nil {
 		return nil, err
 	}
-	data, err := trust.ReadFile(filepath.Join(abs, filepath.FromSlash(PluginManifest)), MaxSettingsSize)
-	if err != nil {
-		return nil, fmt.Errorf("claude plugin %s: %s: %w", abs, PluginManifest, err)
-	}
-	var m struct {
-		Name  string          `json:"name"`
-		Hooks json.RawMessage `json:"hooks"`
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, jsonError("claude plugin "+abs+": "+PluginManifest, data, err)
-	}
-	if !pluginNames.MatchString(m.Name) {
-		return nil, fmt.Errorf("claude plugin %s: %s: name %q: must be a plugin name such as \"my-plugin\"", abs, PluginManifest, m.Name)
-	}
-	if key == "" {
-		key = m.Name
-	}
-	p := &Plugin{Name: m.Name, Key: key, Dir: abs}
+	abs := p.Dir
+	m := struct{ Hooks json.RawMessage }{hooks}
 	var parts []*Settings
 	add := func(rel string) error {
 		path := filepath.Join(abs, filepath.FromSlash(rel))

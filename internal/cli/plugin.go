@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/claudecode"
 	"github.com/podcode/podcode/internal/jsplugin"
 	"github.com/podcode/podcode/internal/mcpclient"
 	"github.com/podcode/podcode/internal/trust"
@@ -63,7 +64,11 @@ func newPluginListCmd() *cobra.Command {
 					Skipped []trust.Skip `json:"skipped"`
 					// MCP is the MCP servers and the tools they give.
 					MCP []mcpclient.Status `json:"mcp"`
-				}{Plugins: []pluginInfo{}, Lifecycle: []plugin.HandlerInfo{}, Warnings: []string{}, Skipped: a.Trust.Skipped(), MCP: a.MCPStatus()}
+					// Claude is the commands, agents and skills of
+					// Claude Code's layout.
+					Claude []claudeComponent `json:"claude"`
+				}{Plugins: []pluginInfo{}, Lifecycle: []plugin.HandlerInfo{}, Warnings: []string{}, Skipped: a.Trust.Skipped(), MCP: a.MCPStatus(),
+					Claude: claudeComponents(a.Claude)}
 				out.Warnings = listedWarnings(a, warns.Lines())
 				for _, ev := range plugin.HookEvents() {
 					out.Lifecycle = append(out.Lifecycle, a.Hooks.Handlers(ev)...)
@@ -112,6 +117,15 @@ func newPluginListCmd() *cobra.Command {
 					fmt.Fprintln(cmd.OutOrStdout(), "\nMCP servers:")
 					printMCPServers(cmd.OutOrStdout(), out.MCP)
 				}
+				if len(out.Claude) > 0 {
+					fmt.Fprintln(cmd.OutOrStdout(), "\nClaude Code commands, agents and skills:")
+					tw = tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+					fmt.Fprintln(tw, "KIND\tNAME\tSOURCE\tFILE")
+					for _, c := range out.Claude {
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Kind, printable(c.Name), printable(c.Source), printable(c.File))
+					}
+					tw.Flush()
+				}
 				if len(out.Skipped) > 0 {
 					fmt.Fprintln(cmd.OutOrStdout())
 					printSkipped(cmd.OutOrStdout(), a)
@@ -127,6 +141,29 @@ func newPluginListCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// claudeComponent is a command, agent or skill as plugin list shows it.
+type claudeComponent struct {
+	Kind        string `json:"kind"` // command, agent, skill
+	Name        string `json:"name"`
+	Source      string `json:"source"` // user, project, plugin <key>
+	File        string `json:"file"`
+	Description string `json:"description"`
+}
+
+func claudeComponents(c *claudecode.Catalog) []claudeComponent {
+	out := []claudeComponent{}
+	for _, n := range c.Commands() {
+		out = append(out, claudeComponent{"command", n.Name, n.Value.Source.Label, n.Value.File, n.Value.Description})
+	}
+	for _, n := range c.Agents() {
+		out = append(out, claudeComponent{"agent", n.Name, n.Value.Source.Label, n.Value.File, n.Value.Description})
+	}
+	for _, n := range c.Skills() {
+		out = append(out, claudeComponent{"skill", n.Name, n.Value.Source.Label, n.Value.File, n.Value.Description})
+	}
+	return out
 }
 
 func nonEmpty(s string) []string {

@@ -138,8 +138,10 @@ func Start(ctx context.Context, specs []Spec, o Options) *Set {
 				continue
 			}
 			s.check = check
-			s.spec = spec.Expand(o.Getenv)
 		}
+		// A project's entry is expanded once trusted (above); the user's
+		// Claude Code plugins' are the user's own.
+		s.spec = spec.Expand(o.Getenv)
 		set.wg.Add(1)
 		go func() { defer set.wg.Done(); s.run(life) }()
 	}

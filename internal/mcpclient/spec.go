@@ -56,6 +56,9 @@ type Spec struct {
 	// fingerprint covers besides the files the command runs.
 	entry []byte
 	file  string // the declaring file, for trust's shown names
+	// claude: declared in Claude Code's shape (.mcp.json, a Claude Code
+	// plugin), whose ${NAME} Expand fills in.
+	claude bool
 }
 
 // Specs returns the servers podcode.json's mcp declares (the user's, then
@@ -64,8 +67,9 @@ type Spec struct {
 // out. {env:NAME} in the user's file is expanded here (config.Keys lets no
 // project's value that holds one through); ${NAME} and ${NAME:-default} in
 // .mcp.json are expanded as Claude Code expands them, once the entry is
-// trusted (Expand). Problems that leave a server out are warnings.
-func Specs(cfg *config.Config, cwd string) (specs []Spec, warnings []string, err error) {
+// trusted (Expand). The Claude Code plugins' servers (PluginSpecs) come
+// last. Problems that leave a server out are warnings.
+func Specs(cfg *config.Config, cwd string, plugins ...Spec) (specs []Spec, warnings []string, err error) {
 	for _, name := range slices.Sorted(maps.Keys(cfg.MCP)) {
 		m := cfg.MCP[name]
 		if m.Enabled != nil && !*m.Enabled {
@@ -98,6 +102,7 @@ func Specs(cfg *config.Config, cwd string) (specs []Spec, warnings []string, err
 		}
 		specs = append(specs, s)
 	}
+	specs = append(specs, plugins...)
 	specs, refused := refuseOverlapping(specs)
 	return specs, append(warnings, refused...), nil
 }
@@ -245,7 +250,7 @@ func ParseProjectFile(path string, data []byte) ([]Spec, []string, error) {
 				warnings = append(warnings, fmt.Sprintf("%s: %v; the rest of the entry is used", at, err))
 				e = loose
 			}
-			s := Spec{Name: name, Project: true, Origin: fmt.Sprintf("%s:%d", path, line), file: path,
+			s := Spec{Name: name, Project: true, Origin: fmt.Sprintf("%s:%d", path, line), file: path, claude: true,
 				Command: e.Command, Args: e.Args, Env: e.Env, URL: e.URL, Headers: e.Headers}
 			s.entry, _ = config.Canonical(raw) // it decoded above, so it is JSON
 			switch e.Type {
@@ -270,6 +275,74 @@ func ParseProjectFile(path string, data []byte) ([]Spec, []string, error) {
 		}
 	}
 	return specs, warnings, nil
+}
+
+// PluginSpecs are the MCP servers of the Claude Code plugin named plugin
+// in dir: its .mcp.json (Claude Code's shape, or the servers by name
+// without "mcpServers" around them, which plugins also ship), then the
+// mcpServers of its .claude-plugin/plugin.json (an object, or the path of
+// a file in the plugin). Each is named plugin_<plugin>_<server>, as Claude
+// Code names it (its tools are mcp__plugin_<plugin>_<server>__<tool>), and
+// ${CLAUDE_PLUGIN_ROOT} in its values is dir. project says the plugin came
+// with the project: its servers start only once trusted.
+func PluginSpecs(dir, plugin string, project bool) ([]Spec, []string) {
+	var specs []Spec
+	var warnings []string
+	add := func(path string, data []byte) {
+		var top map[string]json.RawMessage
+		if v, err := config.ParseJSONC(path, data, config.MaxNesting); err == nil {
+			v.Standardize()
+			json.Unmarshal(v.Pack(), &top)
+		}
+		if _, ok := top["mcpServers"]; !ok && len(top) > 0 {
+			// The servers by name: wrapped on the first line, so that
+			// lines stay the file's.
+			data = append(append([]byte(`{"mcpServers":`), data...), '}')
+		}
+		got, w, err := ParseProjectFile(path, data)
+		warnings = append(warnings, w...)
+		if err != nil {
+			warnings = append(warnings, err.Error())
+			return
+		}
+		specs = append(specs, got...)
+	}
+	path := filepath.Join(dir, ProjectFile)
+	if data, err := trust.ReadFile(path, maxProjectFile); err == nil {
+		add(path, data)
+	} else if !os.IsNotExist(err) {
+		warnings = append(warnings, fmt.Sprintf("%s: %v", path, err))
+	}
+	manifest := filepath.Join(dir, ".claude-plugin", "plugin.json")
+	if data, err := trust.ReadFile(manifest, maxProjectFile); err == nil {
+		var m struct {
+			MCPServers json.RawMessage `json:"mcpServers"`
+		}
+		if json.Unmarshal(data, &m) == nil && len(m.MCPServers) > 0 {
+			var file string
+			if json.Unmarshal(m.MCPServers, &file) == nil {
+				p := filepath.Join(dir, filepath.FromSlash(strings.ReplaceAll(file, "${CLAUDE_PLUGIN_ROOT}", ".")))
+				if rel, err := filepath.Rel(dir, p); err != nil || strings.HasPrefix(rel, "..") {
+					warnings = append(warnings, fmt.Sprintf("%s: mcpServers %q is outside the plugin; ignored", manifest, file))
+				} else if data, err := trust.ReadFile(p, maxProjectFile); err != nil {
+					warnings = append(warnings, fmt.Sprintf("%s: mcpServers %q: %v", manifest, file, err))
+				} else if filepath.Clean(p) != filepath.Clean(path) {
+					add(p, data)
+				}
+			} else {
+				add(manifest, append(append([]byte(`{"mcpServers":`), m.MCPServers...), '}'))
+			}
+		}
+	}
+	root := func(v string) string { return strings.ReplaceAll(v, "${CLAUDE_PLUGIN_ROOT}", dir) }
+	for i := range specs {
+		s := &specs[i]
+		s.Name = "plugin_" + sanitize(plugin) + "_" + s.Name
+		s.Project, s.claude = project, true
+		s.Command, s.Args, s.URL = root(s.Command), mapSlice(s.Args, root), root(s.URL)
+		s.Env, s.Headers = mapValues(s.Env, root), mapValues(s.Headers, root)
+	}
+	return specs, warnings
 }
 
 // check says what a usable server lacks.
@@ -302,7 +375,7 @@ func (s *Spec) check() error {
 // an entry the user trusted: before that the entry does not run, and the
 // environment goes nowhere.
 func (s Spec) Expand(getenv func(string) (string, bool)) Spec {
-	if !strings.HasSuffix(s.file, ProjectFile) {
+	if !s.claude {
 		return s
 	}
 	x := func(v string) string { return expandClaude(v, getenv) }
@@ -348,7 +421,7 @@ func (s Spec) TrustItem(project string) (it trust.Item, reads []string, err erro
 		// LD_PRELOAD loads files its command does not name. A .mcp.json
 		// entry's ${NAME} is filled in only when it starts (Expand).
 		exec := h.Exec
-		if strings.HasSuffix(s.file, ProjectFile) {
+		if s.claude {
 			exec = h.ExecTemplate
 		}
 		reads = exec(s.Command, s.Args, project, project, s.Env)

@@ -164,7 +164,7 @@ func TestProjectEnvNotExpanded(t *testing.T) {
 func TestExpand(t *testing.T) {
 	env := map[string]string{"TOKEN": "t", "EMPTY": ""}
 	getenv := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	s := Spec{file: "/p/.mcp.json", Command: "${BIN:-npx}", Args: []string{"--token=${TOKEN}", "${EMPTY:-fallback}", "${EMPTY}", "${UNSET}", "$HOME", "${open"},
+	s := Spec{file: "/p/.mcp.json", claude: true, Command: "${BIN:-npx}", Args: []string{"--token=${TOKEN}", "${EMPTY:-fallback}", "${EMPTY}", "${UNSET}", "$HOME", "${open"},
 		URL: "https://x/${TOKEN}", Headers: map[string]string{"A": "Bearer ${TOKEN}"}, Env: map[string]string{"K": "${TOKEN}"}}
 	got := s.Expand(getenv)
 	if got.Command != "npx" || strings.Join(got.Args, " ") != "--token=t fallback   $HOME ${open" || got.URL != "https://x/t" || got.Headers["A"] != "Bearer t" || got.Env["K"] != "t" {
@@ -173,7 +173,7 @@ func TestExpand(t *testing.T) {
 	if s.Args[0] != "--token=${TOKEN}" {
 		t.Error("Expand changed the original")
 	}
-	s.file = "/p/podcode.json"
+	s.file, s.claude = "/p/podcode.json", false
 	if got := s.Expand(getenv); got.Command != "${BIN:-npx}" {
 		t.Errorf("podcode.json's entry expanded: %+v", got)
 	}
@@ -236,12 +236,12 @@ func TestTrustItemCoversWhatRuns(t *testing.T) {
 		spec  Spec
 		reads bool
 	}{
-		{"a program named by ${}", Spec{Name: "a", Transport: Stdio, file: mcpFile, Command: "${PODCODE_NOPE:-.}/srv/run"}, true},
-		{"a script named by ${}", Spec{Name: "b", Transport: Stdio, file: mcpFile, Command: "sh", Args: []string{"${DIR:-srv}/run"}}, true},
-		{"PYTHONPATH in env", Spec{Name: "c", Transport: Stdio, file: mcpFile, Command: "./srv/plain", Env: map[string]string{"PYTHONPATH": "lib"}}, true},
-		{"a folder a script reads named by ${} in env", Spec{Name: "f", Transport: Stdio, file: mcpFile, Command: "./srv/with-lib", Env: map[string]string{"LIB": "${NOPE:-evil}"}}, true},
-		{"LD_PRELOAD in env", Spec{Name: "d", Transport: Stdio, file: mcpFile, Command: "./srv/plain", Env: map[string]string{"LD_PRELOAD": "./lib/evil.so"}}, true},
-		{"a token by ${} for a named script", Spec{Name: "e", Transport: Stdio, file: mcpFile, Command: "./srv/plain", Args: []string{"--token", "${TOKEN}"}, Env: map[string]string{"API_TOKEN": "${TOKEN}"}}, false},
+		{"a program named by ${}", Spec{Name: "a", Transport: Stdio, file: mcpFile, claude: true, Command: "${PODCODE_NOPE:-.}/srv/run"}, true},
+		{"a script named by ${}", Spec{Name: "b", Transport: Stdio, file: mcpFile, claude: true, Command: "sh", Args: []string{"${DIR:-srv}/run"}}, true},
+		{"PYTHONPATH in env", Spec{Name: "c", Transport: Stdio, file: mcpFile, claude: true, Command: "./srv/plain", Env: map[string]string{"PYTHONPATH": "lib"}}, true},
+		{"a folder a script reads named by ${} in env", Spec{Name: "f", Transport: Stdio, file: mcpFile, claude: true, Command: "./srv/with-lib", Env: map[string]string{"LIB": "${NOPE:-evil}"}}, true},
+		{"LD_PRELOAD in env", Spec{Name: "d", Transport: Stdio, file: mcpFile, claude: true, Command: "./srv/plain", Env: map[string]string{"LD_PRELOAD": "./lib/evil.so"}}, true},
+		{"a token by ${} for a named script", Spec{Name: "e", Transport: Stdio, file: mcpFile, claude: true, Command: "./srv/plain", Args: []string{"--token", "${TOKEN}"}, Env: map[string]string{"API_TOKEN": "${TOKEN}"}}, false},
 	} {
 		_, reads, err := c.spec.TrustItem(project)
 		if err != nil {
@@ -250,5 +250,52 @@ func TestTrustItemCoversWhatRuns(t *testing.T) {
 		if got := len(reads) > 0; got != c.reads {
 			t.Errorf("%s: reads %v, want the project's folder: %v", c.name, reads, c.reads)
 		}
+	}
+}
+
+// A Claude Code plugin's servers: .mcp.json in either shape, then
+// plugin.json's mcpServers (inline or a file of the plugin), named as
+// Claude Code names them, ${CLAUDE_PLUGIN_ROOT} the plugin's folder.
+func TestPluginSpecs(t *testing.T) {
+	write := func(dir, rel, text string) {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bare := t.TempDir()
+	write(bare, ".mcp.json", `{"srv": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/srv", "args": ["--root", "${CLAUDE_PLUGIN_ROOT}"], "env": {"T": "${TOKEN:-x}"}}}`)
+	write(bare, ".claude-plugin/plugin.json", `{"name": "my.plugin", "mcpServers": {"web": {"type": "http", "url": "https://example.com/mcp"}}}`)
+	specs, warnings := PluginSpecs(bare, "my.plugin", true)
+	if len(warnings) != 0 || len(specs) != 2 {
+		t.Fatalf("specs %+v, warnings %q", specs, warnings)
+	}
+	s := specs[0]
+	if s.Name != "plugin_my_plugin_srv" || s.Command != bare+"/bin/srv" || s.Args[1] != bare || !s.Project || s.Transport != Stdio {
+		t.Errorf("srv: %+v", s)
+	}
+	if got := s.Expand(func(string) (string, bool) { return "", false }); got.Env["T"] != "x" {
+		t.Errorf("${TOKEN:-x} in a plugin's entry: %q", got.Env["T"])
+	}
+	if specs[1].Name != "plugin_my_plugin_web" || specs[1].Transport != HTTP || specs[1].URL != "https://example.com/mcp" {
+		t.Errorf("web: %+v", specs[1])
+	}
+
+	byPath := t.TempDir()
+	write(byPath, ".claude-plugin/plugin.json", `{"name": "p", "mcpServers": "./config/servers.json"}`)
+	write(byPath, "config/servers.json", `{"mcpServers": {"a": {"command": "node", "args": ["${CLAUDE_PLUGIN_ROOT}/a.js"]}}}`)
+	specs, warnings = PluginSpecs(byPath, "p", false)
+	if len(warnings) != 0 || len(specs) != 1 || specs[0].Name != "plugin_p_a" || specs[0].Args[0] != byPath+"/a.js" || specs[0].Project {
+		t.Errorf("by path: %+v %q", specs, warnings)
+	}
+
+	outside := t.TempDir()
+	write(outside, ".claude-plugin/plugin.json", `{"name": "o", "mcpServers": "../elsewhere.json"}`)
+	write(outside, ".mcp.json", `{"mcpServers": {"bad": {"type": "ws", "url": "x"}}}`)
+	specs, warnings = PluginSpecs(outside, "o", true)
+	if len(specs) != 0 || len(warnings) != 2 || !strings.Contains(warnings[0], `type "ws" is not stdio, http or sse`) ||
+		!strings.Contains(warnings[1], `mcpServers "../elsewhere.json" is outside the plugin; ignored`) {
+		t.Errorf("outside: %+v %q", specs, warnings)
 	}
 }

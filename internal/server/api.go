@@ -61,6 +61,16 @@ type Tool struct {
 	Parameters  json.RawMessage `json:"parameters" jsonschema:"the tool's arguments, as JSON Schema"`
 }
 
+// Command is one slash command of GET /commands: a prompt "/<name> <args>"
+// posted as a message runs it.
+type Command struct {
+	Name         string `json:"name"`
+	Description  string `json:"description"`
+	ArgumentHint string `json:"argumentHint,omitempty"`
+	// Source is where it is defined: "user", "project" or "plugin <key>".
+	Source string `json:"source"`
+}
+
 // TurnResult is the answer of a turn run by POST /sessions/{id}/messages.
 type TurnResult struct {
 	Session  store.Session  `json:"session"`

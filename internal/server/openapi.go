@@ -163,7 +163,7 @@ var schemaNotes = map[reflect.Type]schemaNote{
 		"args": {description: "the tool's arguments, a JSON value"},
 	}},
 	reflect.TypeFor[trust.Skip](): {description: "Project code that does not run until the user trusts it (`podcode trust`).", fields: map[string]fieldNote{
-		"kind":    {enum: []string{trust.KindPlugin, trust.KindManifest, trust.KindClaude, trust.KindMCP, trust.KindConfig}},
+		"kind":    {enum: []string{trust.KindPlugin, trust.KindManifest, trust.KindClaude, trust.KindMCP, trust.KindConfig, trust.KindClaudeContent}},
 		"name":    {description: "the item, as podcode trust names it"},
 		"state":   {enum: []string{string(trust.NeverTrusted), string(trust.Changed), string(trust.Unreadable), string(trust.DisabledState)}},
 		"effect":  {enum: []string{trust.EffectSkipped, trust.EffectDenying}, description: "skipped: none of it runs; denying: none of it runs and its fail-closed guards deny the events they match"},

@@ -322,6 +322,8 @@ func (s *Server) endpoints() []endpoint {
 			answers: []answer{jsonAnswer[PluginList](200, "plugins")}}),
 		get("/tools", s.listTools, operation{id: "listTools", summary: "The merged tool registry",
 			answers: []answer{jsonAnswer[[]Tool](200, "tools")}}),
+		get("/commands", s.listCommands, operation{id: "listCommands", summary: "The slash commands a message may invoke (\"/<name> <args>\"): Claude Code's, from the user's ~/.claude, the project's .claude once trusted, and the Claude Code plugins that run",
+			answers: []answer{jsonAnswer[[]Command](200, "commands, by name")}}),
 		get("/events", s.events, operation{id: "events", summary: eventsSummary, description: eventsDescription,
 			params: []param{{name: "Last-Event-ID", in: "header"},
 				{name: "last_event_id", in: "query", description: "for clients that cannot set headers; the header wins"}},
@@ -651,6 +653,14 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {
 	out := []Tool{}
 	for _, d := range s.Agent.App.Tools.List() {
 		out = append(out, Tool{ID: d.ID, Source: d.Source, Description: d.Description, Parameters: d.Parameters})
+	}
+	httpjson.Write(w, 200, out)
+}
+
+func (s *Server) listCommands(w http.ResponseWriter, r *http.Request) {
+	out := []Command{}
+	for _, c := range s.Agent.App.Claude.Commands() {
+		out = append(out, Command{Name: c.Name, Description: c.Value.Description, ArgumentHint: c.Value.ArgumentHint, Source: c.Value.Source.Label})
 	}
 	httpjson.Write(w, 200, out)
 }

@@ -103,7 +103,9 @@ func Builtins(o Options) []*Def {
 			Parameters:  json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"}},"required":["url"],"additionalProperties":false}`)},
 		{ID: "task", Source: Builtin, Execute: unavailable("task"),
 			Description: "Run a sub-agent on a task in a child session and return its answer.",
-			Parameters:  json.RawMessage(`{"type":"object","properties":{"description":{"type":"string"},"prompt":{"type":"string"}},"required":["prompt"],"additionalProperties":false}`)},
+			Parameters: json.RawMessage(`{"type":"object","properties":{"description":{"type":"string"},"prompt":{"type":"string"},
+				"subagent_type":{"type":"string","description":"the type of agent to run, from those listed; omit for a general-purpose agent"}},
+				"required":["prompt"],"additionalProperties":false}`)},
 	}
 }
 

@@ -93,6 +93,12 @@ const (
 	KindClaude   = "claude-hooks" // the hooks of .claude/settings.json and the scripts they run
 	KindMCP      = "mcp"          // an MCP server the project declares (podcode.json's mcp, .mcp.json): its entry and the files its command runs
 	KindConfig   = "config"       // the settings of the project's podcode.json that need trust (config.Keys), and the files they name
+	// KindClaudeContent is the project's own Claude Code commands, agents
+	// and skills (.claude/commands, agents, skills): every file of them,
+	// since a command's "!`...`" lines run and a skill's scripts are run by
+	// the model. (A Claude Code plugin's are its KindClaude item, of its
+	// whole folder.)
+	KindClaudeContent = "claude-content"
 )
 
 // Item is one piece of project code.

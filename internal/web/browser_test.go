@@ -589,3 +589,41 @@ func (c *consoleLog) problems() []string {
 	defer c.mu.Unlock()
 	return append([]string(nil), c.bad...)
 }
+
+// Typing "/" lists the slash commands; choosing one writes its name, and
+// sending it runs the command.
+func TestPageOffersSlashCommands(t *testing.T) {
+	srv := serveProject(t, &events{}, apptest.Project{Files: map[string]string{
+		".claude/commands/hello.md":   "---\ndescription: say hello\nargument-hint: <name>\n---\nHello $ARGUMENTS\n",
+		".claude/commands/help-me.md": "Ask for help\n",
+	}})
+	ctx := browser(t)
+	console := watchConsole(ctx)
+	stage(t, ctx, "the page opens a session",
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), testToken),
+		chromedp.Click(chromedp.CSS("#token-form button")),
+		chromedp.WaitVisible(chromedp.ID("new-session")),
+		chromedp.Click(chromedp.CSS("#new-session button")),
+		chromedp.WaitVisible(chromedp.ID("view-session")))
+	stage(t, ctx, "typing / lists the commands",
+		chromedp.SendKeys(chromedp.ID("prompt"), "/"),
+		chromedp.WaitVisible(chromedp.Search(`//ul[@id="commands"]//button[contains(., "/hello")]`)))
+	if got := texts(t, ctx, "#commands li"); len(got) != 2 || got[0] != "/hello <name> say hello" || got[1] != "/help-me Ask for help" {
+		t.Errorf("listed: %q", got)
+	}
+	stage(t, ctx, "typing narrows them",
+		chromedp.SendKeys(chromedp.ID("prompt"), "hel"),
+		chromedp.SendKeys(chromedp.ID("prompt"), "l"),
+		chromedp.WaitNotPresent(chromedp.Search(`//ul[@id="commands"]//button[contains(., "/help-me")]`)))
+	stage(t, ctx, "choosing one writes it, and sending runs it",
+		chromedp.Click(chromedp.CSS("#commands button")),
+		chromedp.WaitNotVisible(chromedp.ID("commands")),
+		chromedp.SendKeys(chromedp.ID("prompt"), "web"),
+		chromedp.Click(chromedp.ID("send")),
+		chromedp.WaitVisible(chromedp.Search(`//li[@data-role="assistant"]/p[contains(., "You said: Hello web")]`)))
+	if p := console.problems(); len(p) > 0 {
+		t.Errorf("the console: %q", p)
+	}
+}

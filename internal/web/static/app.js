@@ -15,6 +15,7 @@ const state = {
   busy: false,
   settled: null,      // while busy: the user message of the last turn known to have finished
   stop: null,         // stops the event stream
+  commands: [],       // the slash commands (GET /commands)
 };
 
 // ---- token ---------------------------------------------------------------
@@ -34,6 +35,7 @@ async function start() {
   state.stop = follow(onEvent, onStreamState);
   await refreshSessions();
   route();
+  try { state.commands = await api('GET', '/commands'); } catch (e) { report(e); }
 }
 
 function askToken(message) {
@@ -236,11 +238,28 @@ $('prompt-form').addEventListener('submit', async (e) => {
   try {
     await api('POST', `/sessions/${encodeURIComponent(state.session.id)}/messages`, { text, async: true });
     $('prompt').value = '';
+    showCommands();
   } catch (err) {
     setBusy(false);
     $('prompt-error').textContent = err.message;
   }
 });
+
+// While the prompt is "/<name>", the slash commands of that name's start
+// are listed; choosing one writes "/<name> " for its arguments.
+function showCommands() {
+  const m = /^\/([^\s]*)$/.exec($('prompt').value);
+  const list = m ? (state.commands || []).filter((c) => c.name.startsWith(m[1])) : [];
+  $('commands').hidden = !list.length;
+  $('commands').replaceChildren(...list.map((c) => h('li', {},
+    h('button', { type: 'button', class: 'command', onclick: () => {
+      $('prompt').value = '/' + c.name + ' ';
+      showCommands();
+      $('prompt').focus();
+    } }, h('code', {}, '/' + c.name), c.argumentHint ? ' ' + c.argumentHint : ''),
+    h('small', {}, ` ${c.description}`, c.source !== 'project' && c.source !== 'user' ? ` (${c.source})` : ''))));
+}
+$('prompt').addEventListener('input', showCommands);
 
 // Ctrl+Enter (or Cmd+Enter) sends.
 $('prompt').addEventListener('keydown', (e) => {
