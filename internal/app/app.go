@@ -45,6 +45,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -108,7 +109,8 @@ type App struct {
 
 // Options adjust Boot; the zero value is what the server uses.
 type Options struct {
-	Logger      *slog.Logger // nil: logging.New on stderr, level from PODCODE_LOG_LEVEL
+	Logger      *slog.Logger // nil: logging.New on LogTo, level from PODCODE_LOG_LEVEL
+	LogTo       io.Writer    // where that logger writes; nil for stderr
 	BundleCache string       // "": jsplugin.DefaultCacheDir(); "-": no disk cache
 	HookTimeout time.Duration
 	JobLimit    time.Duration
@@ -152,7 +154,11 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 	secrets := Secrets(cfg)
 	log := o.Logger
 	if log == nil {
-		log = logging.New(os.Stderr, logging.LevelFromEnv(), secrets)
+		to := o.LogTo
+		if to == nil {
+			to = os.Stderr
+		}
+		log = logging.New(to, logging.LevelFromEnv(), secrets)
 	}
 	store, err := trust.Open(userDir)
 	if err != nil {

@@ -5,6 +5,8 @@ package chat
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -111,6 +113,52 @@ type Usage struct {
 	// Cost is in US dollars, at the model's prices in the catalog when
 	// the call was made; 0 when its prices are not known.
 	Cost float64 `json:"cost,omitempty"`
+}
+
+// Line is u for a person, as podcode run and the terminal chat write it:
+// "tokens: 12,345 in (10,000 read from the cache), 678 out · $0.0123";
+// "" for no model call.
+func (u Usage) Line() string {
+	if u.Input == 0 && u.Output == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "tokens: %s in", thousands(u.Input))
+	if u.CacheRead > 0 || u.CacheWrite > 0 {
+		var parts []string
+		if u.CacheRead > 0 {
+			parts = append(parts, thousands(u.CacheRead)+" read from the cache")
+		}
+		if u.CacheWrite > 0 {
+			parts = append(parts, thousands(u.CacheWrite)+" written to it")
+		}
+		fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(&b, ", %s out", thousands(u.Output))
+	if u.Reasoning > 0 {
+		fmt.Fprintf(&b, " (%s thinking)", thousands(u.Reasoning))
+	}
+	if u.Cost > 0 {
+		fmt.Fprintf(&b, " · $%s", dollars(u.Cost))
+	}
+	return b.String()
+}
+
+// thousands writes n with commas between its thousands.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// dollars writes a cost with four significant decimals for small ones.
+func dollars(c float64) string {
+	if c >= 1 {
+		return strconv.FormatFloat(c, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(c, 'f', 4, 64)
 }
 
 // Add returns u plus v.

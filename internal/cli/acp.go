@@ -28,18 +28,12 @@ protocol to standard output. The command ends when its input ends, or on SIGTERM
 			defer done()
 			return bootedWith(ctx, withData(data), func(a *app.App) error {
 				printSkipped(cmd.ErrOrStderr(), a)
-				st, err := openStore(ctx, a)
+				ag, release, err := startAgent(ctx, a, "acp")
 				if err != nil {
 					return err
 				}
-				defer st.Close()
-				ag := newAgent(a, st)
-				leave, err := joinCluster(ctx, a, st, ag, "acp")
-				if err != nil {
-					return err
-				}
-				defer leave()
-				return acp.New(a, ag, st).Serve(ctx, in, out)
+				defer release()
+				return acp.New(a, ag, ag.Store).Serve(ctx, in, out)
 			})
 		},
 	}

@@ -36,8 +36,20 @@ func newRoot() *cobra.Command {
 	}
 	root.PersistentFlags().BoolVar(&bootOptions.TrustAll, "trust-all", bootOptions.TrustAll,
 		"run the project's code without asking the trust store (for CI; PODCODE_TRUST_ALL=1 does the same)")
-	root.AddCommand(newVersionCmd(), newServeCmd(), newRunCmd(), newModelsCmd(), newPluginCmd(), newToolCmd(), newHookCmd(), newTrustCmd(), newMCPCmd(), newACPCmd())
+	root.AddCommand(newVersionCmd(), newServeCmd(), newRunCmd(), newChatCmd(), newModelsCmd(), newPluginCmd(), newToolCmd(), newHookCmd(), newTrustCmd(), newMCPCmd(), newACPCmd())
 	suggestHelp(root)
+	// With no arguments in a terminal, the chat; otherwise the help, or
+	// what suggestHelp says of an unknown command.
+	var chat chatFlags
+	chat.add(root)
+	root.Long = "Podcode: an agent server built around its plugins.\n\nIn a terminal, podcode with no arguments opens the chat (podcode chat --help says more)."
+	unknown := root.RunE
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 && inTerminal(cmd) {
+			return runChat(cmd, chat)
+		}
+		return unknown(cmd, args)
+	}
 	return root
 }
 

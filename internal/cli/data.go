@@ -108,6 +108,23 @@ func sandboxLine(s sandbox.Support) (string, bool) {
 // newAgent is the agent of a's turns over st, and what answers opencode
 // plugins' client over it (opencodeapi), for every command that runs
 // turns.
+// startAgent opens the store (openStore), makes the agent (newAgent) and
+// joins the deployment when the store is shared (joinCluster), as every
+// command that runs turns does; release leaves and closes, in that order.
+func startAgent(ctx context.Context, a *app.App, command string) (ag *agent.Agent, release func(), err error) {
+	st, err := openStore(ctx, a)
+	if err != nil {
+		return nil, nil, err
+	}
+	ag = newAgent(a, st)
+	leave, err := joinCluster(ctx, a, st, ag, command)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return ag, func() { leave(); st.Close() }, nil
+}
+
 func newAgent(a *app.App, st *store.Store) *agent.Agent {
 	ag := agent.New(a, st)
 	a.SetPluginAPI(opencodeapi.New(a, ag))

@@ -79,3 +79,28 @@ func TestPluginListTrustSkipsOnce(t *testing.T) {
 		t.Errorf("plugin list names x.mjs other than once:\n%s", text)
 	}
 }
+
+// plugin list shows each Claude Code command, agent and skill with its
+// source, and one that cannot load as a warning naming its file and line.
+func TestPluginListShowsClaudeComponents(t *testing.T) {
+	project(t, map[string]string{
+		".claude/commands/review.md": "---\ndescription: review the change\n---\nReview $ARGUMENTS\n",
+		".claude/agents/scout.md":    "---\nname: scout\ndescription: looks around\ntools: Read, Grep\n---\nYou look around.\n",
+		".claude/agents/broken.md":   "---\nname: broken\ndescription: [never closed\nplain words\n---\nx\n",
+	})
+	out, err := run(t, "--trust-all", "plugin", "list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Claude Code commands, agents and skills:",
+		"command  review  project  ",
+		"agent    scout   project  ",
+		"warning: claude: a command, agent or skill is not loaded: ",
+		".claude/agents/broken.md:4: the frontmatter line \"plain words\" is not \"key: value\"",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+}

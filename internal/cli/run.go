@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -58,11 +57,6 @@ fails.
 			defer stop()
 			return bootedWith(ctx, withData(data), func(a *app.App) error {
 				printSkipped(cmd.ErrOrStderr(), a) // before anything of the turn runs
-				st, err := openStore(ctx, a)
-				if err != nil {
-					return err
-				}
-				defer st.Close()
 				a.Guard.SetAsker(stdinAsker(cmd, fromStdin))
 				out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 				var onEvent func(agent.Event)
@@ -74,14 +68,13 @@ fails.
 				} else {
 					onEvent = printer.event
 				}
-				ag := newAgent(a, st)
 				// On a shared store, a turn here is a node's like any other:
 				// leased, so that no server runs the session beside it.
-				leave, err := joinCluster(ctx, a, st, ag, "run")
+				ag, release, err := startAgent(ctx, a, "run")
 				if err != nil {
 					return err
 				}
-				defer leave()
+				defer release()
 				if sessionID == "" {
 					if model == "" {
 						printModelChoice(errOut, a)
@@ -97,7 +90,7 @@ fails.
 				printer.finish() // the text's last line ends before the session line
 				printPluginTrouble(errOut, a)
 				if res != nil && !asJSON {
-					if line := usageLine(res.Usage); line != "" {
+					if line := res.Usage.Line(); line != "" {
 						fmt.Fprintln(errOut, line)
 					}
 				}
@@ -337,50 +330,4 @@ func printModelChoice(w io.Writer, a *app.App) {
 		return
 	}
 	fmt.Fprintf(w, "model %s (%s; another: --model provider/model, or \"model\" in podcode.json; podcode models lists them)\n", m.Name(), why)
-}
-
-// usageLine is a turn's tokens and cost for a person: "tokens: 12,345 in
-// (10,000 from the cache), 678 out · $0.0123"; "" for a turn that made no
-// model call.
-func usageLine(u chat.Usage) string {
-	if u.Input == 0 && u.Output == 0 {
-		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "tokens: %s in", thousands(u.Input))
-	if u.CacheRead > 0 || u.CacheWrite > 0 {
-		var parts []string
-		if u.CacheRead > 0 {
-			parts = append(parts, thousands(u.CacheRead)+" read from the cache")
-		}
-		if u.CacheWrite > 0 {
-			parts = append(parts, thousands(u.CacheWrite)+" written to it")
-		}
-		fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
-	}
-	fmt.Fprintf(&b, ", %s out", thousands(u.Output))
-	if u.Reasoning > 0 {
-		fmt.Fprintf(&b, " (%s thinking)", thousands(u.Reasoning))
-	}
-	if u.Cost > 0 {
-		fmt.Fprintf(&b, " · $%s", dollars(u.Cost))
-	}
-	return b.String()
-}
-
-// thousands writes n with commas between its thousands.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// dollars writes a cost with four significant decimals for small ones.
-func dollars(c float64) string {
-	if c >= 1 {
-		return strconv.FormatFloat(c, 'f', 2, 64)
-	}
-	return strconv.FormatFloat(c, 'f', 4, 64)
 }

@@ -77,18 +77,12 @@ included, for go tool pprof, when it stops gracefully (SIGTERM, Ctrl-C).
 				if err := server.CheckAddr(addr, token != "" || len(tokens) > 0); err != nil {
 					return err
 				}
-				st, err := openStore(ctx, a)
-				if err != nil {
-					return err
-				}
 				logSandbox(a, len(tokens) > 0)
-				defer st.Close()
-				ag := newAgent(a, st)
-				leave, err := joinCluster(ctx, a, st, ag, "serve")
+				ag, release, err := startAgent(ctx, a, "serve")
 				if err != nil {
 					return err
 				}
-				defer leave()
+				defer release()
 				srv := server.New(ag, token, tokens...)
 				if err := srv.EnableWebhooks(a.Config.Webhooks, webhook.Options{}); err != nil {
 					return err

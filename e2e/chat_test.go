@@ -1,0 +1,198 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/podcode/podcode/internal/apptest"
+)
+
+// tty is the real binary in a pseudo-terminal of its own: a tmux session
+// on a tmux server of the test's, driven with send-keys and read with
+// capture-pane, as a person at a terminal would use it.
+type tty struct {
+	t      *testing.T
+	socket string
+}
+
+// openTTY runs podcode args in dir, in a terminal of 110×36.
+func openTTY(t *testing.T, dir, home string, args ...string) *tty {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is not installed (Debian: apt-get install -y tmux); the terminal chat's tests drive the binary in it")
+	}
+	tt := &tty{t: t, socket: "podcode-" + filepath.Base(t.TempDir())}
+	var line strings.Builder
+	line.WriteString("exec env")
+	for _, kv := range env(home) {
+		if strings.HasPrefix(kv, "XDG_") || strings.HasPrefix(kv, "PODCODE_") || strings.HasPrefix(kv, "PATH=") || strings.HasPrefix(kv, "HOME=") {
+			line.WriteString(" " + shellQuote(kv))
+		}
+	}
+	line.WriteString(" TERM=xterm-256color " + shellQuote(binary))
+	for _, a := range args {
+		line.WriteString(" " + shellQuote(a))
+	}
+	tt.tmux("new-session", "-d", "-s", "chat", "-x", "110", "-y", "36", "-c", dir, line.String())
+	tt.tmux("set-option", "-t", "chat", "remain-on-exit", "on")
+	t.Cleanup(func() { exec.Command("tmux", "-L", tt.socket, "kill-server").Run() })
+	return tt
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func (tt *tty) tmux(args ...string) string {
+	tt.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", tt.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		tt.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// keys types keys: text, or tmux's names (Enter, Escape, Tab, C-c).
+func (tt *tty) keys(keys ...string) {
+	tt.t.Helper()
+	tt.tmux(append([]string{"send-keys", "-t", "chat"}, keys...)...)
+}
+
+// screen is what the terminal shows, with its scrollback, without colours.
+func (tt *tty) screen() string {
+	tt.t.Helper()
+	return tt.tmux("capture-pane", "-p", "-J", "-S", "-500", "-t", "chat")
+}
+
+// waitFor waits until the screen matches re, and returns the screen.
+func (tt *tty) waitFor(what, re string) string {
+	tt.t.Helper()
+	rx := regexp.MustCompile(re)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := tt.screen()
+		if rx.MatchString(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tt.t.Fatalf("%s: the terminal never showed %q; it shows:\n%s", what, re, s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// answerRead is longer than the chat waits before y answers a question.
+const answerRead = 500 * time.Millisecond
+
+// A person chats in the terminal: a turn whose bash call a permission
+// question holds until they answer y, with the hooks that ran around it
+// shown under it; a slash command of the project; a turn cancelled with
+// Esc; and, after leaving, the session resumed with its history.
+func TestTerminalChat(t *testing.T) {
+	dir := apptest.Dir(t, apptest.Project{Files: map[string]string{
+		"podcode.json": `{"permission": {"bash": "ask", "*": "allow"}, "plugin": ["./audit.js"]}`,
+		"audit.js": `export default { id: "audit", server: () => ({
+			"tool.execute.before": (i) => { if (i.toolID === "bash") return { ...i, args: { ...i.args, command: i.args.command + " there" } } },
+		}) }`,
+		".claude/commands/hello.md": "---\ndescription: say hello\n---\nHello $ARGUMENTS\n",
+	}})
+	home := t.TempDir()
+	if out, err := podcode(dir, home, "trust", "--yes"); err != nil {
+		t.Fatalf("podcode trust: %v\n%s", err, out)
+	}
+	tt := openTTY(t, dir, home)
+	tt.waitFor("the chat opens", `(?m)^podcode · terminal chat · ses_\w+ · offline/echo\n› Ask, or / for a command`)
+
+	tt.keys(`/tool bash {"command": "echo hi"}`, "Enter")
+	s := tt.waitFor("the question", `\? Allow bash\?  echo hi  \(the project's permission rule "bash" says ask\)\n  \[y\] allow  \[n\] deny`)
+	if !strings.Contains(s, "⠋ bash  echo hi") && !regexp.MustCompile(`[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] bash  echo hi`).MatchString(s) {
+		t.Errorf("the call is not shown under way:\n%s", s)
+	}
+	time.Sleep(answerRead) // a y typed at once is type-ahead, not an answer
+	tt.keys("y")
+	s = tt.waitFor("the call's result", `· complete`)
+	// The call with the hooks that ran around it, in order, then its
+	// output and the model's answer.
+	if !regexp.MustCompile(`  \? bash echo hi: allowed\n✓ bash  echo hi\n(  │ .*\n)*` +
+		`  │ PreToolUse +config:permission +ask: the project's permission rule "bash" says ask +\d+ µs\n` +
+		`  │ tool\.execute\.before +audit +changed +\d+ µs\n` +
+		`  └ hi there\n +Tool bash returned: hi there\n`).MatchString(s) {
+		t.Errorf("the call and its hooks:\n%s", s)
+	}
+
+	tt.keys("/hel")
+	tt.waitFor("the commands that match", `  /help what the keys and commands do\n  /hello say hello`)
+	tt.keys("l", "Tab", "world", "Enter")
+	tt.waitFor("the project's command", `› /hello world\n\s+You said: Hello world`)
+
+	tt.keys(`/tool bash {"command": "sleep 30; echo"}`, "Enter")
+	tt.waitFor("the second question", `\? Allow bash\?  sleep 30; echo`)
+	time.Sleep(answerRead)
+	tt.keys("y")
+	tt.waitFor("the call under way", `(?m)^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] bash  sleep 30; echo$`)
+	tt.keys("Escape")
+	s = tt.waitFor("the cancel", `✗ turn interrupted`)
+	if !regexp.MustCompile(`✗ bash  sleep 30; echo\n(  │ .*\n)*  └ the call was cancelled`).MatchString(s) {
+		t.Errorf("the cancelled call:\n%s", s)
+	}
+	// The chat's own server is on loopback and wants the chat's token;
+	// its log is in the data directory, for the user alone.
+	logs, _ := filepath.Glob(filepath.Join(home, "data", "podcode", "projects", "*", "chat.log"))
+	if len(logs) != 1 {
+		t.Fatalf("chat.log: %v", logs)
+	}
+	if fi, err := os.Stat(logs[0]); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("chat.log: %v %v", fi.Mode(), err)
+	}
+	data, _ := os.ReadFile(logs[0])
+	addr := regexp.MustCompile(`chat: serving the chat on loopback.* addr=(127\.0\.0\.1:\d+)`).FindSubmatch(data)
+	if addr == nil {
+		t.Fatalf("chat.log names no address:\n%s", data)
+	}
+	res, err := http.Get("http://" + string(addr[1]) + "/sessions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 401 {
+		t.Errorf("the chat's server answered %d to a request without its token", res.StatusCode)
+	}
+	tt.keys("C-c")
+	tt.waitFor("the chat ends", `Pane is dead`)
+
+	// Resumed: the history, then a turn of the same session.
+	tt2 := openTTY(t, dir, home, "--continue")
+	s = tt2.waitFor("the session resumed", `resumed: \d+ messages`)
+	for _, want := range []string{"› /tool bash {\"command\": \"echo hi\"}", "  └ hi there", "✗ bash  sleep 30; echo"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the resumed history has no %q:\n%s", want, s)
+		}
+	}
+	first := regexp.MustCompile(`ses_\w+`).FindString(tt.screen())
+	if !strings.Contains(s, first) {
+		t.Errorf("resumed another session than %s:\n%s", first, s)
+	}
+	tt2.keys("again", "Enter")
+	tt2.waitFor("a turn of the resumed session", `› again\n\s+You said: again`)
+	tt2.keys("/sessions", "Enter")
+	tt2.waitFor("the sessions", fmt.Sprintf(`\*\s+1  terminal chat  %s · idle`, first))
+}
+
+// The chat refuses to start without a terminal, saying what to use.
+func TestChatNeedsATerminal(t *testing.T) {
+	dir := apptest.Dir(t, apptest.Project{})
+	out, err := podcode(dir, t.TempDir(), "chat")
+	if err == nil || !strings.Contains(out, "the chat needs a terminal; for one turn from a script, use podcode run") {
+		t.Errorf("podcode chat without a terminal: %v\n%s", err, out)
+	}
+	// podcode with no arguments and no terminal is the help, as before.
+	out, err = podcode(dir, t.TempDir())
+	if err != nil || !strings.Contains(out, "In a terminal, podcode with no arguments opens the chat") {
+		t.Errorf("podcode without a terminal: %v\n%s", err, out)
+	}
+}
