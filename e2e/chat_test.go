@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -25,6 +26,12 @@ type tty struct {
 // openTTY runs podcode args in dir, in a terminal of 110×36.
 func openTTY(t *testing.T, dir, home string, args ...string) *tty {
 	t.Helper()
+	return openTTYEnv(t, dir, home, nil, args...)
+}
+
+// openTTYEnv is openTTY with more of the environment (NAME=value).
+func openTTYEnv(t *testing.T, dir, home string, extra []string, args ...string) *tty {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("tmux is not installed (Debian: apt-get install -y tmux); the terminal chat's tests drive the binary in it")
 	}
@@ -35,6 +42,9 @@ func openTTY(t *testing.T, dir, home string, args ...string) *tty {
 		if strings.HasPrefix(kv, "XDG_") || strings.HasPrefix(kv, "PODCODE_") || strings.HasPrefix(kv, "PATH=") || strings.HasPrefix(kv, "HOME=") {
 			line.WriteString(" " + shellQuote(kv))
 		}
+	}
+	for _, kv := range extra {
+		line.WriteString(" " + shellQuote(kv))
 	}
 	line.WriteString(" TERM=xterm-256color " + shellQuote(binary))
 	for _, a := range args {
@@ -181,6 +191,33 @@ func TestTerminalChat(t *testing.T) {
 	tt2.waitFor("a turn of the resumed session", `› again\n\s+You said: again`)
 	tt2.keys("/sessions", "Enter")
 	tt2.waitFor("the sessions", fmt.Sprintf(`\*\s+1  terminal chat  %s · idle`, first))
+}
+
+// With --attach, the chat is a client of a podcode serve elsewhere, with
+// its token: the turn runs in that server, and a wrong token is said.
+func TestTerminalChatAttached(t *testing.T) {
+	dir := apptest.Dir(t, apptest.Project{})
+	home := userHome(t, `{"server": {"token": "s3cret-token"}}`)
+	srv := start(t, dir, home)
+	tt := openTTYEnv(t, t.TempDir(), t.TempDir(), []string{"PODCODE_API_TOKEN=s3cret-token"}, "--attach", srv.base)
+	s := tt.waitFor("the attached chat opens", `podcode · terminal chat · (ses_\w+) · offline/echo`)
+	id := regexp.MustCompile(`ses_\w+`).FindString(s)
+	tt.keys("hello server", "Enter")
+	tt.waitFor("the server's answer", `› hello server\n\s+You said: hello server`)
+	req, _ := http.NewRequest("GET", srv.base+"/sessions/"+id+"/messages", nil)
+	req.Header.Set("Authorization", "Bearer s3cret-token")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var msgs []struct{ Role, Text string }
+	if err := json.NewDecoder(res.Body).Decode(&msgs); err != nil || len(msgs) < 2 || msgs[0].Text != "hello server" {
+		t.Errorf("the server's session %s: %v %+v", id, err, msgs)
+	}
+
+	wrong := openTTYEnv(t, t.TempDir(), t.TempDir(), []string{"PODCODE_API_TOKEN=wrong"}, "--attach", srv.base)
+	wrong.waitFor("a wrong token", `podcode: .*\(HTTP 401\)`)
 }
 
 // The chat refuses to start without a terminal, saying what to use.

@@ -267,3 +267,39 @@ func FuzzFrontmatter(f *testing.F) {
 			File:  func(context.Context, string) (string, bool, error) { return "", false, nil }})
 	})
 }
+
+// What the published plugins cost at boot: reading and parsing every
+// command, agent and skill of five plugins.
+func BenchmarkLoadPublishedPlugins(b *testing.B) {
+	var srcs []*Source
+	for _, p := range []string{"commit-commands", "feature-dev", "code-review", "frontend-design", "example-plugin"} {
+		root, _ := filepath.Abs(filepath.Join("testdata", "plugins", p))
+		srcs = append(srcs, &Source{Root: root, Plugin: p})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		c := NewCatalog()
+		for _, s := range srcs {
+			c.Load(s)
+		}
+	}
+}
+
+// A command's expansion without its shell lines' own cost: /commit's body
+// with its four "!`git …`" lines answered at once.
+func BenchmarkExpandCommit(b *testing.B) {
+	src, _ := filepath.Abs(filepath.Join("testdata", "plugins", "commit-commands"))
+	c := NewCatalog()
+	c.Load(&Source{Root: src, Plugin: "commit-commands"})
+	cmd, err := c.Command("commit")
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := Runner{Shell: func(context.Context, string) (string, error) { return "out", nil }}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := cmd.Expand(context.Background(), "fix the bug", r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
