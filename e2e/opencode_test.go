@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/podcode/podcode/internal/apptest"
-	"github.com/podcode/podcode/internal/logtest"
 )
 
 // notesPlugin is an opencode plugin as published ones are written: in the
@@ -40,9 +39,7 @@ func TestOpencodePluginInTheServer(t *testing.T) {
 	if !regexp.MustCompile(`^read from-bun from-cp [2-9]\n$`).Match(data) {
 		t.Errorf("notes.log: %q", data)
 	}
-	if !logtest.HasLine(srv.logs.String(), "plugin=notes", "noted read") {
-		t.Errorf("no client.app.log line with the plugin's id:\n%s", srv.logs)
-	}
+	srv.logs.Await(t, "plugin=notes", "noted read") // client.app.log, with the plugin's id
 }
 
 // The user's permission rule for plugin_exec holds in the real server: the
@@ -52,9 +49,7 @@ func TestOpencodePluginProcessDeniedInTheServer(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "notes.log")); err == nil {
 		t.Error("the plugin went on after its process was refused")
 	}
-	if !logtest.HasLine(srv.logs.String(), "plugin=notes", "plugin_exec was denied: the user's permission rule") {
-		t.Errorf("no word of the refusal with the plugin's id:\n%s", srv.logs)
-	}
+	srv.logs.Await(t, "plugin=notes", "plugin_exec was denied: the user's permission rule") // the refusal, with the plugin's id
 }
 
 // notesServer serves a trusted project holding notesPlugin, for a user

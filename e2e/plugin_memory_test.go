@@ -118,17 +118,14 @@ func TestPluginMemoryBudgetUnderAddressSpaceLimit(t *testing.T) {
 			t.Errorf("/plugins: %s is %q, want %q…", id, status[id], want)
 		}
 	}
-	logs := srv.logs.String()
 	for _, want := range []string{
 		`plugin=hog-burst error="JavaScript grew the heap by`,
 		`plugin: stopped: it held more than its memory budget; its hooks and tools no longer run" plugin=hog-hoard`,
 		`plugin: stopped: it held more than its memory budget; its hooks and tools no longer run" plugin=hog-leak`,
 	} {
-		if !strings.Contains(logs, want) {
-			t.Errorf("the log lacks %q:\n%s", want, srv.tail())
-		}
+		srv.logs.Await(t, want) // through the process's pipe
 	}
-	for _, line := range strings.Split(logs, "\n") {
+	for _, line := range strings.Split(srv.logs.String(), "\n") {
 		if strings.Contains(line, "plugin=healthy") && !strings.Contains(line, "level=INFO") ||
 			strings.Contains(line, "plugin: stopped") && strings.Contains(line, "plugin=hog-burst") {
 			t.Errorf("a plugin that kept within its budget was stopped or failed: %s", line)

@@ -138,3 +138,22 @@ func (s *Buffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// Await waits up to 10 s for a line of the buffer holding every one of
+// parts, and fails t without one: a process's output reaches the buffer
+// through a pipe, after the request that made it write has been answered.
+func (s *Buffer) Await(t testing.TB, parts ...string) string {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		text := s.String()
+		for _, line := range strings.Split(text, "\n") {
+			if containsAll(line, parts) {
+				return line
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no line with %q in:\n%s", parts, text)
+			return ""
+		}
+	}
+}
