@@ -23,7 +23,7 @@ func Main(opts app.Options) {
 	bootOptions = opts
 	if err := newRoot().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "podcode:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }
 

@@ -21,7 +21,7 @@ func helpHint(path string) string {
 // and succeed.
 func suggestHelp(root *cobra.Command) {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return fmt.Errorf("%w\n%s", err, helpHint(c.CommandPath()))
+		return usageError(fmt.Errorf("%w\n%s", err, helpHint(c.CommandPath())))
 	})
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -40,13 +40,13 @@ func suggestHelp(root *cobra.Command) {
 				if s := c.SuggestionsFor(args[0]); len(s) > 0 {
 					msg += " (did you mean " + strings.Join(s, " or ") + "?)"
 				}
-				return errors.New(msg + "\n" + helpHint(c.CommandPath()))
+				return usageError(errors.New(msg + "\n" + helpHint(c.CommandPath())))
 			}
 		case c.Args != nil:
 			check := c.Args
 			c.Args = func(c *cobra.Command, args []string) error {
 				if err := check(c, args); err != nil {
-					return fmt.Errorf("%w\n%s", err, helpHint(c.CommandPath()))
+					return usageError(fmt.Errorf("%w\n%s", err, helpHint(c.CommandPath())))
 				}
 				return nil
 			}

@@ -40,13 +40,18 @@ lifecycle, manifest plugins, Claude Code hooks) and prints the decision and
 each handler's vote: source, layer, outcome, vote, reason and duration. The
 input is the event's payload (tool_name, tool_input as an object or a
 string, session_id, extra, ...). It exits non-zero when a handler threw,
-timed out or the decision is deny.`,
+timed out or the decision is deny.
+
+For a plugin hook (tool.execute.before, chat.params, ...) it runs the hook's
+pipeline over the input and prints the payload it ends with; it exits 3
+when a plugin's hook threw, timed out or returned what cannot be the
+payload (the payload printed is then without that plugin's change).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			hook := args[0]
 			event := plugin.IsValidHookEvent(hook)
 			if !event && !slices.Contains(jsplugin.Hooks, hook) {
-				return fmt.Errorf("unknown hook %q (plugin hooks: %s; lifecycle events: %s)", hook, strings.Join(jsplugin.Hooks, ", "), eventNames())
+				return usageError(fmt.Errorf("unknown hook %q (plugin hooks: %s; lifecycle events: %s)", hook, strings.Join(jsplugin.Hooks, ", "), eventNames()))
 			}
 			raw := []byte(input)
 			if inputFile != "" {
@@ -91,11 +96,17 @@ timed out or the decision is deny.`,
 							in.Specified[k] = v
 						}
 					}
-					req, _ := a.Runner.ChatParams(ctx, in)
-					return printJSON(cmd.OutOrStdout(), req)
+					req, steps := a.Runner.ChatParams(ctx, in)
+					if err := printJSON(cmd.OutOrStdout(), req); err != nil {
+						return err
+					}
+					return failedSteps(hook, steps)
 				}
-				out, _ := a.Runner.Run(ctx, hook, payload)
-				return printJSON(cmd.OutOrStdout(), jsrt.StripUndefined(out))
+				out, steps := a.Runner.Run(ctx, hook, payload)
+				if err := printJSON(cmd.OutOrStdout(), jsrt.StripUndefined(out)); err != nil {
+					return err
+				}
+				return failedSteps(hook, steps)
 			})
 		},
 	}
@@ -103,4 +114,25 @@ timed out or the decision is deny.`,
 	cmd.Flags().StringVar(&inputFile, "input-file", "", "read the payload from a file")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "for a lifecycle event, print the run summary as JSON")
 	return cmd
+}
+
+// failedSteps is the error of a pipeline run in which a plugin's hook
+// failed (exit status 3), naming each; nil when none did.
+func failedSteps(hook string, steps []pipeline.Step) error {
+	var failed []string
+	for _, st := range steps {
+		switch st.Outcome {
+		case pipeline.Threw, pipeline.TimedOut, pipeline.Invalid:
+			why := strings.ReplaceAll(st.Outcome, "_", " ")
+			if st.Error != "" {
+				first, _, _ := strings.Cut(st.Error, "\n")
+				why += ": " + first
+			}
+			failed = append(failed, fmt.Sprintf("plugin %s %s", st.Plugin, why))
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return problems("%s: %s", hook, strings.Join(failed, "; "))
 }

@@ -96,13 +96,13 @@ func fireLifecycle(cmd *cobra.Command, a *app.App, p *plugin.HookPayload, asJSON
 	}
 	switch {
 	case len(failed) > 0:
-		return fmt.Errorf("%s: %s", rep.Event, strings.Join(failed, "; "))
+		return problems("%s: %s", rep.Event, strings.Join(failed, "; "))
 	case rep.Result.Decision == plugin.DecisionDeny:
 		msg := rep.Result.Message
 		if msg == "" {
 			msg = "no reason given"
 		}
-		return fmt.Errorf("%s: denied: %s", rep.Event, msg)
+		return problems("%s: denied: %s", rep.Event, msg)
 	}
 	return nil
 }

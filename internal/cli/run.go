@@ -43,8 +43,9 @@ sub-agents it starts.
 When a tool call needs permission ("ask"), the question goes to the terminal; when
 nobody can answer it (standard input is not a terminal, is closed, or held the prompt)
 the call is refused, as every "ask" without an answer is, and the question and the
-refusal are shown. Ctrl-C cancels the turn. The exit status is non-zero when the turn
-fails.
+refusal are shown. Ctrl-C cancels the turn. The exit status is 1 when the turn fails or
+is cancelled, and 3 when it ended but a tool call failed, was denied or had arguments its
+schema refused.
 
 ` + dataHelp,
 		Args: cobra.MinimumNArgs(1),
@@ -98,7 +99,10 @@ fails.
 				if errors.Is(ctx.Err(), context.Canceled) {
 					return fmt.Errorf("the turn was cancelled")
 				}
-				return err
+				if err != nil || res == nil {
+					return err
+				}
+				return failedCalls(res.Messages)
 			})
 		},
 	}
@@ -330,4 +334,28 @@ func printModelChoice(w io.Writer, a *app.App) {
 		return
 	}
 	fmt.Fprintf(w, "model %s (%s; another: --model provider/model, or \"model\" in podcode.json; podcode models lists them)\n", m.Name(), why)
+}
+
+// failedCalls is the error of a turn whose tool calls failed, were
+// denied or had arguments their schema refused (exit status 3), naming
+// the first; nil when every call succeeded.
+func failedCalls(msgs []chat.Message) error {
+	var calls, failed int
+	var first string
+	for _, m := range msgs {
+		if m.Role != chat.RoleTool || m.Result == nil {
+			continue
+		}
+		calls++
+		if m.Result.IsError {
+			if failed++; failed == 1 {
+				out, _, _ := strings.Cut(m.Result.Output, "\n")
+				first = m.Result.Tool + ": " + out
+			}
+		}
+	}
+	if failed == 0 {
+		return nil
+	}
+	return problems("the turn ended, but %d of its %d tool calls failed (%s)", failed, calls, printable(first))
 }

@@ -100,8 +100,8 @@ func TestRunPermissionQuestionWithNobodyToAnswer(t *testing.T) {
 	project(t, map[string]string{"podcode.json": `{"permission": {"bash": "ask"}}`})
 	prompt := `/tool bash {"command": "make && rm -rf build \u202e"}`
 	out, errOut, err := runIn(t, strings.NewReader(""), "run", prompt)
-	if err != nil {
-		t.Fatal(err)
+	if exitCode(err) != exitProblems || !strings.Contains(err.Error(), "1 of its 1 tool calls failed (bash: bash needs permission") {
+		t.Fatalf("a turn whose call was refused: %v", err) // exit status 3
 	}
 	want := "? bash wants to run:\n    {\n      \"command\": \"make && rm -rf build \\u202e\"\n    }\n" +
 		"  (the project's permission rule \"bash\" says ask)\n  Nobody can answer (standard input is not a terminal): refused.\n"

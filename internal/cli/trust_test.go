@@ -141,8 +141,9 @@ func TestSkippedCodeShown(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, ".podcode/plugins/audit/podcode-plugin.json"), []byte(`{"id": "audit", "version": "2", "contributes": {"hooks": [
 			{"event": "PostToolUse", "handler": {"command": "cat >/dev/null"}}]}}`), 0o644)
 
+	// The turn ends; its call was denied, which exit status 3 says.
 	out, err := run(t, "run", `/tool bash {"command": "rm -rf x"}`)
-	if err != nil {
+	if exitCode(err) != exitProblems {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	notice, call := strings.Index(out, "Project code that does not run:"), strings.Index(out, "-> bash")
@@ -252,7 +253,7 @@ func TestTrustShowsTheGuardsItGivesUp(t *testing.T) {
 	os.Remove(filepath.Join(dir, ".claude/settings.json"))
 
 	out, err := run(t, "run", `/tool bash {"command": "rm -rf x"}`)
-	if err != nil {
+	if exitCode(err) != exitProblems || !strings.Contains(err.Error(), "bash was denied") {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	for _, want := range []string{

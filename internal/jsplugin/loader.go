@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/podcode/podcode/internal/bus"
+	"github.com/podcode/podcode/internal/closest"
 	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/jsrt"
 	"github.com/podcode/podcode/internal/tool"
@@ -79,7 +81,8 @@ type Options struct {
 // a suspended hook (see SuspendAfter).
 type Set struct {
 	Plugins  []*Plugin
-	Warnings []string // every problem met while loading, each naming its plugin
+	Warnings []string  // every problem met while loading, each naming its plugin
+	Failed   []Failure // the plugins that did not load (also among Warnings), by name
 	mu       sync.Mutex
 	byHook   atomic.Pointer[map[string][]*Plugin] // replaced whole, never changed
 }
@@ -135,10 +138,11 @@ type loader struct {
 	programs *programs
 	mu       sync.Mutex
 	warnings []string
+	failed   []Failure
 }
 
 // warn logs a load problem and keeps it for `podcode plugin list`.
-func (l *loader) warn(msg string, attrs ...any) {
+func (l *loader) warn(msg string, attrs ...any) string {
 	l.log.Warn(msg, attrs...)
 	var b strings.Builder
 	b.WriteString(msg)
@@ -146,6 +150,68 @@ func (l *loader) warn(msg string, attrs ...any) {
 		fmt.Fprintf(&b, " %v=%v", attrs[i], attrs[i+1])
 	}
 	l.keep(b.String())
+	return b.String()
+}
+
+// Failure is a plugin that did not load.
+type Failure struct {
+	Plugin string   `json:"plugin"` // its id, or its spec before the id is known
+	Path   string   `json:"path,omitempty"`
+	Reason string   `json:"reason"` // what failed: "server() threw", "import failed", ...
+	Error  string   `json:"error"`  // the error, on one line
+	Stack  []string `json:"stack,omitempty"`
+	// Warning is the same failure as one of Set.Warnings.
+	Warning string `json:"-"`
+}
+
+// fail warns that a plugin did not load (msg, "plugin: <reason>") and
+// keeps it in Set.Failed. A thrown error's text is split: its message is
+// the error, its "at …" lines the stack, so that the log line stays one
+// line that a person can read (the stack an attribute, frames joined by
+// " < ").
+func (l *loader) fail(msg, plugin, path, errText string, attrs ...any) {
+	first, stack := splitStack(errText)
+	a := []any{"plugin", plugin}
+	if path != "" {
+		a = append(a, "path", path)
+	}
+	a = append(a, attrs...)
+	if first != "" {
+		a = append(a, "error", first)
+	}
+	if len(stack) > 0 {
+		a = append(a, "stack", strings.Join(stack, " < "))
+	}
+	w := l.warn(msg, a...)
+	l.mu.Lock()
+	l.failed = append(l.failed, Failure{Plugin: plugin, Path: path, Reason: strings.TrimPrefix(msg, "plugin: "), Error: first, Stack: stack, Warning: w})
+	l.mu.Unlock()
+}
+
+// gojaPC is the program counter goja adds to a frame's position.
+var gojaPC = regexp.MustCompile(`(:\d+:\d+)\(\d+\)\)?$`)
+
+// splitStack splits an error's text into its message (its lines that are
+// not frames, joined) and its frames ("at server (plugin.js:3:9)").
+func splitStack(text string) (msg string, stack []string) {
+	var parts []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "":
+		case strings.HasPrefix(line, "at "):
+			stack = append(stack, gojaPC.ReplaceAllStringFunc(line, func(m string) string {
+				pos := gojaPC.FindStringSubmatch(m)[1]
+				if strings.HasSuffix(m, ")") {
+					return pos + ")"
+				}
+				return pos
+			}))
+		default:
+			parts = append(parts, line)
+		}
+	}
+	return strings.Join(parts, " "), stack
 }
 
 // keep records a problem for `podcode plugin list` without logging it.
@@ -232,6 +298,8 @@ func Load(ctx context.Context, o Options) (*Set, error) {
 			"hooks": anySlice(p.Hooks), "tools": anySlice(tools)})
 	}
 	set.Warnings = l.warnings
+	set.Failed = l.failed
+	slices.SortStableFunc(set.Failed, func(a, b Failure) int { return strings.Compare(a.Plugin, b.Plugin) })
 	for _, p := range set.Plugins {
 		p.set.Store(set)
 	}
@@ -256,8 +324,7 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 	}
 	// cannotLoad reports a failure of steps 2 and 3 before the runtime exists.
 	cannotLoad := func(err error, attrs ...any) *Plugin {
-		attrs = append([]any{"plugin", src.spec, "at", src.where}, attrs...)
-		l.warn("plugin: cannot load", append(attrs, "error", err.Error())...)
+		l.fail("plugin: cannot load", src.spec, "", err.Error(), append([]any{"at", src.where}, attrs...)...)
 		return nil
 	}
 	entry, err := src.resolve()
@@ -302,7 +369,7 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 	rt, err := jsrt.New(jsrt.Options{Name: src.spec, Logger: l.log, JobLimit: l.o.JobLimit, Env: l.o.Env, Cwd: l.o.Cwd, Exec: l.o.Exec,
 		MemoryLimit: int64(l.o.Config.PluginLimitsFor(src.project).MemoryMB) << 20, OnStop: p.stopped})
 	if err != nil {
-		l.warn("plugin: cannot load", "plugin", src.spec, "error", err.Error())
+		l.fail("plugin: cannot load", src.spec, "", err.Error())
 		return nil
 	}
 	p.rt = rt
@@ -381,13 +448,13 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 	})
 	switch {
 	case errors.Is(err, errNoDefault):
-		l.warn("plugin: module has no valid default export {id, server}", "plugin", src.spec, "path", entry)
+		l.fail("plugin: module has no valid default export {id, server}", src.spec, entry, "")
 		return nil
 	case errors.Is(err, context.DeadlineExceeded):
-		l.warn("plugin: importing did not finish within the boot deadline; skipped", "plugin", src.spec, "deadline", l.o.BootTimeout.String())
+		l.fail("plugin: importing did not finish within the boot deadline; skipped", src.spec, "", "", "deadline", l.o.BootTimeout.String())
 		return nil
 	case err != nil:
-		l.warn("plugin: import failed", "plugin", src.spec, "path", entry, "error", err.Error())
+		l.fail("plugin: import failed", src.spec, entry, err.Error())
 		return nil
 	}
 	rt.SetName(p.ID)
@@ -441,19 +508,22 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 		if len(unsupported) > 0 {
 			l.warn("plugin: opencode hooks Podcode does not have; they are never called", "plugin", p.ID, "hooks", strings.Join(unsupported, ", "))
 		}
+		if obj, ok := v.(*goja.Object); ok && !ocModule && !ocMarked {
+			p.UnknownKeys = unknownKeys(obj)
+		}
 		p.collectHooks(vm, hooks)
 		return nil, nil
 	})
 	var thrown *jsrt.ThrowError
 	switch {
 	case errors.As(err, &thrown):
-		l.warn("plugin: server() threw", "plugin", p.ID, "path", entry, "error", thrown.Message)
+		l.fail("plugin: server() threw", p.ID, entry, thrown.Message)
 		return nil
 	case errors.Is(err, context.DeadlineExceeded):
-		l.warn("plugin: server() did not settle within the boot deadline; skipped", "plugin", p.ID, "path", entry, "deadline", l.o.BootTimeout.String())
+		l.fail("plugin: server() did not settle within the boot deadline; skipped", p.ID, entry, "", "deadline", l.o.BootTimeout.String())
 		return nil
 	case err != nil:
-		l.warn("plugin: server() threw", "plugin", p.ID, "path", entry, "error", err.Error())
+		l.fail("plugin: server() threw", p.ID, entry, err.Error())
 		return nil
 	}
 
@@ -522,6 +592,20 @@ func defaultExport(vm *goja.Runtime, exports goja.Value) *goja.Object {
 
 // collectHooks keeps the hook functions server() returned (SPEC P10): keys
 // match by exact string, unknown keys are ignored without a warning.
+// unknownKeys are the keys of server()'s result that are neither a hook
+// nor "lifecycle", each with the closest valid key. They load silently
+// (SPEC P10); plugin list and plugin check show them.
+func unknownKeys(obj *goja.Object) []UnknownKey {
+	valid := append(slices.Clone(Hooks), "lifecycle")
+	var out []UnknownKey
+	for _, k := range obj.Keys() {
+		if !slices.Contains(valid, k) {
+			out = append(out, UnknownKey{Key: k, Closest: closest.Names(k, valid, 1)[0]})
+		}
+	}
+	return out
+}
+
 func (p *Plugin) collectHooks(vm *goja.Runtime, v goja.Value) {
 	p.fns = map[string]goja.Callable{}
 	obj, ok := v.(*goja.Object)

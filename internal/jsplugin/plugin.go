@@ -106,6 +106,13 @@ func hookIndex(hook string) int {
 // time with a value resets the count; a throw neither counts nor resets.
 const SuspendAfter = 3
 
+// UnknownKey is a key of a plugin's hooks that is not a hook, with the
+// valid key closest to it.
+type UnknownKey struct {
+	Key     string `json:"key"`
+	Closest string `json:"closest"`
+}
+
 // Plugin is one loaded plugin.
 type Plugin struct {
 	ID     string `json:"id"`
@@ -121,6 +128,10 @@ type Plugin struct {
 	Lifecycle []plugin.HookEvent `json:"lifecycle,omitempty"`
 	Tools     []*tool.Def        `json:"-"`
 	Boot      time.Duration      `json:"boot_ns"` // from bundling to the tool hook drained
+	// UnknownKeys are the keys of its server() result that are not hooks
+	// (a misspelt "tool.before"): never called, and silent at load (SPEC
+	// P10); `podcode plugin list` and `plugin check` show them.
+	UnknownKeys []UnknownKey `json:"unknown_keys,omitempty"`
 
 	rt          *jsrt.Runtime
 	toolTimeout time.Duration

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/closest"
 	"github.com/podcode/podcode/internal/config"
 )
 
@@ -520,7 +521,7 @@ func (c *Catalog) unknown(pid, mid string) error {
 	if kp := known(pid); kp != nil {
 		return fmt.Errorf("unknown model %q: %s has no model %q in the catalog (closest: %s; `podcode models %s` lists them all), "+
 			"or define it under provider.%s.models.%s with its limits",
-			pid+"/"+mid, pid, mid, strings.Join(closest(mid, kp.modelIDs(), 4), ", "), pid, pid, mid)
+			pid+"/"+mid, pid, mid, strings.Join(closest.Names(mid, kp.modelIDs(), 4), ", "), pid, pid, mid)
 	}
 	return fmt.Errorf("unknown model %q: add it under provider.%s.models.%s with its limits, or pick one of the catalog's (`podcode models`; defined here: %s)",
 		pid+"/"+mid, pid, mid, strings.Join(c.Names(), ", "))
