@@ -35,7 +35,9 @@ func openTTYEnv(t *testing.T, dir, home string, extra []string, args ...string) 
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("tmux is not installed (Debian: apt-get install -y tmux); the terminal chat's tests drive the binary in it")
 	}
-	tt := &tty{t: t, socket: "podcode-" + filepath.Base(t.TempDir())}
+	// A server of the test's own, by its socket's path: two runs of the
+	// tests at once never share one.
+	tt := &tty{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock")}
 	var line strings.Builder
 	line.WriteString("exec env")
 	for _, kv := range env(home) {
@@ -52,7 +54,7 @@ func openTTYEnv(t *testing.T, dir, home string, extra []string, args ...string) 
 	}
 	tt.tmux("new-session", "-d", "-s", "chat", "-x", "110", "-y", "36", "-c", dir, line.String())
 	tt.tmux("set-option", "-t", "chat", "remain-on-exit", "on")
-	t.Cleanup(func() { exec.Command("tmux", "-L", tt.socket, "kill-server").Run() })
+	t.Cleanup(func() { exec.Command("tmux", "-S", tt.socket, "kill-server").Run() })
 	return tt
 }
 
@@ -60,7 +62,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 func (tt *tty) tmux(args ...string) string {
 	tt.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-L", tt.socket}, args...)...).CombinedOutput()
+	out, err := exec.Command("tmux", append([]string{"-S", tt.socket}, args...)...).CombinedOutput()
 	if err != nil {
 		tt.t.Fatalf("tmux %v: %v\n%s", args, err, out)
 	}

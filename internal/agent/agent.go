@@ -600,9 +600,14 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 			return nil, err
 		}
 	}
-	cmd, cmdArgs, err := t.command()
-	if err != nil {
-		return nil, err
+	// A slash command is the person's: a sub-agent's prompt, which the
+	// model wrote, is sent as written.
+	var cmd *claudecode.Command
+	var cmdArgs string
+	if ctx.Value(depthKey{}) == nil {
+		if cmd, cmdArgs, err = t.command(); err != nil {
+			return nil, err
+		}
 	}
 
 	// 2. The user message; the session runs.

@@ -239,3 +239,19 @@ func clip(s string, n int) string {
 	}
 	return s
 }
+
+// A slash command is the person's: a sub-agent's prompt, which the model
+// wrote, is sent as written, and runs none of a command's shell lines.
+func TestSubAgentPromptIsNoCommand(t *testing.T) {
+	e := newEnv(t, apptest.Project{Plugins: []string{publishedPlugin(t, "commit-commands"), publishedPlugin(t, "feature-dev")}})
+	res, err := e.turn(t, `/tool task {"subagent_type": "code-explorer", "prompt": "/commit"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := results(res.Messages); len(got) != 1 || !strings.Contains(got[0], "You said: /commit") {
+		t.Errorf("the sub-agent read: %q", got)
+	}
+	if ev := e.rec.events(); strings.Contains(ev, "PreToolUse:bash") {
+		t.Errorf("the sub-agent's prompt ran a command's shell lines: %s", ev)
+	}
+}

@@ -3,13 +3,16 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/claudecode"
+	"github.com/podcode/podcode/internal/cron"
 	"github.com/podcode/podcode/internal/tool"
+	"github.com/podcode/podcode/internal/webhook"
 )
 
 // command is the slash command req.Prompt invokes ("/name args",
@@ -50,13 +53,19 @@ func (t *turn) command() (*claudecode.Command, string, error) {
 func (t *turn) expand(ctx context.Context, cmd *claudecode.Command, args string) (string, []chat.HookRun, error) {
 	var runs []chat.HookRun
 	call := func(ctx context.Context, id string, args map[string]any) (tool.Result, error) {
+		if d, ok := t.a.App.Tools.Get(id); ok && !claudecode.AllowsTool(t.req.Tools, d) {
+			return tool.Result{}, fmt.Errorf("%s is not among the tools of agent %s", id, t.req.Agent)
+		}
 		cwd := tool.WorkspaceFrom(ctx, tool.Workspace{Root: t.a.App.Cwd}).Root
 		tc := tool.Call{SessionID: t.sess.ID, CallID: chat.NewID("call"), Agent: t.req.Agent, Cwd: cwd}
 		res, rep, err := t.a.App.Runner.CallTool(t.ctx(ctx), tc, id, args)
 		runs = append(runs, toolRuns(rep)...)
 		return res, err
 	}
-	text, err := cmd.Expand(ctx, args, claudecode.Runner{
+	// The arguments of a turn on the server's behalf come from a webhook's
+	// sender or a cron job: they name no file to read.
+	argFiles := t.scope.Channel != webhook.Channel && t.scope.Channel != cron.Channel
+	text, err := cmd.Expand(ctx, args, claudecode.Runner{ArgFiles: argFiles,
 		Shell: func(ctx context.Context, command string) (string, error) {
 			res, err := call(ctx, "bash", map[string]any{"command": command})
 			return res.Output, err
@@ -70,8 +79,10 @@ func (t *turn) expand(ctx context.Context, cmd *claudecode.Command, args string)
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(root, p)
 			}
+			// Lstat, not Stat: whether a link's target exists outside
+			// the workspace is the read tool's to refuse to tell.
 			if rel, err := filepath.Rel(root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+				if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0 {
 					return "", false, nil
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,13 +144,7 @@ func loadClaudeContent(a *App, cf *claudeFiles) {
 		c.Load(&claudecode.Source{Root: cf.dir, Label: "user"})
 	}
 	if project := filepath.Join(a.Cwd, ".claude"); has(project) && (cf.dir == "" || !sameDir(project, cf.dir)) {
-		if check, ok := a.watchContent(func() (trust.Item, error) {
-			var h trust.Hasher
-			for _, d := range contentDirs {
-				h.Dir(filepath.Join(project, d), a.Cwd)
-			}
-			return h.Item(trust.KindClaudeContent, ".claude")
-		}); ok {
+		if check, ok := a.watchContent(func() (trust.Item, error) { return contentItem(project, a.Cwd) }); ok {
 			c.Load(&claudecode.Source{Root: project, Label: "project", Check: check})
 		}
 	}
@@ -185,6 +180,37 @@ func loadClaudeContent(a *App, cf *claudeFiles) {
 			a.Log.Warn("claude: the skill tool is not registered", "error", err.Error())
 		}
 	}
+}
+
+// contentItem is the project's .claude content (root) as trust knows it:
+// every file of its commands/, agents/ and skills/, and what the commands'
+// "!`…`" lines run (trust.Hasher.Command: the scripts, what they source; a
+// folder they read in ways that cannot be known, whole).
+func contentItem(root, project string) (trust.Item, error) {
+	var h trust.Hasher
+	for _, d := range contentDirs {
+		h.Dir(filepath.Join(root, d), project)
+	}
+	var reads []string
+	for _, d := range []string{"commands", "skills"} {
+		filepath.WalkDir(filepath.Join(root, d), func(p string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() || !strings.HasSuffix(p, ".md") {
+				return nil
+			}
+			data, err := trust.ReadFile(p, 1<<20)
+			if err != nil {
+				return nil // the walk above counted it
+			}
+			for _, line := range claudecode.ShellLines(string(data)) {
+				reads = append(reads, h.Command(line, project, project, nil)...)
+			}
+			return nil
+		})
+	}
+	for _, d := range reads {
+		h.Dir(d, project)
+	}
+	return h.Item(trust.KindClaudeContent, ".claude")
 }
 
 // watchContent asks the gate about the item make returns, and returns the

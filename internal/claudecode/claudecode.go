@@ -436,19 +436,34 @@ func (c *Catalog) Sources() []*Source {
 }
 
 // AllowsTool reports whether a list of tools as Claude Code writes them
-// (an agent's tools: "Read, Grep, Bash(git:*)", mcp__<server>__<tool>)
-// names the tool d; a nil list names every tool.
+// (an agent's tools: "Read, Grep, Bash(git:*)", mcp__<server>__<tool>, or
+// mcp__<server> for all of a server's) names the tool d; a nil list names
+// every tool. A pattern in parentheses names its tool only: Podcode does
+// not make it a rule (the user's permission rules decide each call).
 func AllowsTool(names []string, d *tool.Def) bool {
 	if names == nil {
 		return true
 	}
 	for _, n := range names {
 		if i := strings.IndexByte(n, '('); i > 0 {
-			n = n[:i] // Bash(git:*): the tool; the rule is the guard's
+			n = n[:i]
 		}
-		if n == d.ID || n == "*" || d.Alias != "" && n == d.Alias || claudehooks.PodcodeToolName(n) == d.ID {
+		switch {
+		case n == d.ID || n == "*" || claudehooks.PodcodeToolName(n) == d.ID:
+			return true
+		case d.Alias != "" && (n == d.Alias || strings.HasPrefix(n, "mcp__") && !strings.Contains(n[5:], "__") && strings.HasPrefix(d.Alias, n+"__")):
 			return true
 		}
 	}
 	return false
+}
+
+// ShellLines are the commands of the "!`command`" lines of a command's
+// body, as trust fingerprints what they run.
+func ShellLines(body string) []string {
+	var out []string
+	for _, m := range shellRef.FindAllStringSubmatch(body, -1) {
+		out = append(out, m[1])
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -163,35 +164,70 @@ func TestInvocation(t *testing.T) {
 	}
 }
 
-// Arguments fill $ARGUMENTS and $1…; inside a "!`command`" they are quoted
-// for the shell; a body naming neither gets them appended.
-func TestExpandArguments(t *testing.T) {
-	var ran []string
-	r := Runner{Shell: func(_ context.Context, cmd string) (string, error) {
-		ran = append(ran, cmd)
-		return "out:" + cmd + "\n", nil
+// bash runs a shell line as the bash tool would, in dir.
+func bash(dir string) Runner {
+	return Runner{Shell: func(ctx context.Context, cmd string) (string, error) {
+		c := exec.CommandContext(ctx, "bash", "-c", cmd)
+		c.Dir = dir
+		out, err := c.CombinedOutput()
+		return string(out), err
 	}}
-	cmd := &Command{Body: "Review $1 then $2 ($ARGUMENTS).\n!`gh pr view $1`\n!`echo $ARGUMENTS`"}
-	got, err := cmd.Expand(context.Background(), `42 "two words"; rm -rf /`, r)
+}
+
+// Arguments fill $ARGUMENTS and $1…; a body naming neither gets them
+// appended. In a "!`command`" they are the shell's own variables, so the
+// shell quotes them where the command does.
+func TestExpandArguments(t *testing.T) {
+	cmd := &Command{Body: "Review $1 then $2 ($ARGUMENTS).\n!`printf '<%s>' $1 \"$2\"`\n!`printf '[%s]' \"$ARGUMENTS\"`\n!`echo '$1 stays'`"}
+	got, err := cmd.Expand(context.Background(), `42 "two words" more`, bash(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantRan := []string{"gh pr view 42", `echo 42 'two words;' rm -rf /`}
-	if !slices.Equal(ran, wantRan) {
-		t.Errorf("ran %q, want %q", ran, wantRan)
-	}
-	want := "Review 42 then two words; ($ARGUMENTS).\nout:gh pr view 42\nout:echo 42 'two words;' rm -rf /"
-	want = strings.Replace(want, "$ARGUMENTS", `42 "two words"; rm -rf /`, 1)
+	want := "Review 42 then two words (42 \"two words\" more).\n<42><two words>\n[42 \"two words\" more]\n$1 stays"
 	if got != want {
 		t.Errorf("expanded\n%s\nwant\n%s", got, want)
 	}
-	ran = nil
 	plain := &Command{Body: "Do it.\n"}
-	if got, _ := plain.Expand(context.Background(), "now please", r); got != "Do it.\n\nARGUMENTS: now please" {
+	if got, _ := plain.Expand(context.Background(), "now please", Runner{}); got != "Do it.\n\nARGUMENTS: now please" {
 		t.Errorf("appended: %q", got)
 	}
-	if got, _ := plain.Expand(context.Background(), "", r); got != "Do it.\n" {
+	if got, _ := plain.Expand(context.Background(), "", Runner{}); got != "Do it.\n" {
 		t.Errorf("no arguments: %q", got)
+	}
+}
+
+// Arguments never run as code: not as a shell line of their own, not
+// through the quotes of the command they land in, not by a backtick that
+// would cut a shell line in two.
+func TestExpandArgumentsNeverRun(t *testing.T) {
+	dir := t.TempDir()
+	bodies := []string{
+		"Review $ARGUMENTS",                       // the arguments in the text
+		"Review this.",                            // the arguments appended
+		"!`echo \"$ARGUMENTS\"`",                  // in double quotes
+		"!`echo '$1'`",                            // in single quotes
+		"!`echo $1 $2 $3`",                        // bare
+		"!`awk 'BEGIN {print \"$1\"}' /dev/null`", // in a program's text
+	}
+	args := []string{
+		"!`touch pwned1`",
+		"$(touch pwned2)",
+		"a;touch pwned3",
+		"x`!`touch pwned4``",
+		"'; touch pwned5; '",
+		"\"; touch pwned6; \"",
+		"`touch pwned7`",
+	}
+	for _, body := range bodies {
+		for _, a := range args {
+			cmd := &Command{Body: body}
+			if _, err := cmd.Expand(context.Background(), a, bash(dir)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "pwned*")); len(left) > 0 {
+		t.Errorf("arguments ran as code: %v", left)
 	}
 }
 
@@ -218,11 +254,22 @@ func TestExpandFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"src/a.go", "nobody", "docs/b.md"}; !slices.Equal(asked, want) {
-		t.Errorf("asked %q, want %q", asked, want)
+	if want := []string{"src/a.go", "nobody"}; !slices.Equal(asked, want) {
+		t.Errorf("asked %q, want %q: the arguments' files only with ArgFiles", asked, want)
 	}
 	if strings.Count(got, "Contents of @src/a.go:\npackage a") != 1 {
 		t.Errorf("expanded: %q", got)
+	}
+	asked = nil
+	r.ArgFiles = true
+	if _, err := (&Command{Body: "Review @$1 and this"}).Expand(context.Background(), "docs/b.md @src/a.go", r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&Command{Body: "Review this"}).Expand(context.Background(), "@src/a.go", r); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"docs/b.md", "src/a.go"}; !slices.Equal(asked, want) {
+		t.Errorf("with ArgFiles, asked %q, want %q", asked, want)
 	}
 }
 
@@ -241,6 +288,9 @@ func TestAllowsTool(t *testing.T) {
 	}
 	if AllowsTool([]string{"Glob"}, bash) || !AllowsTool(nil, bash) {
 		t.Error("Glob names bash, or nil does not name every tool")
+	}
+	if !AllowsTool([]string{"mcp__github"}, mcp) || AllowsTool([]string{"mcp__git"}, mcp) {
+		t.Error("mcp__<server> does not name exactly that server's tools")
 	}
 }
 

@@ -39,6 +39,10 @@ type Runner struct {
 	// reference as it is written (no such file: an e-mail address, a
 	// handle).
 	File func(ctx context.Context, path string) (content string, ok bool, err error)
+	// ArgFiles reads the "@path" references the arguments make too, as
+	// Claude Code does for the person who typed them; without it only the
+	// body's are read (arguments from a webhook's sender name no file).
+	ArgFiles bool
 }
 
 var (
@@ -48,42 +52,26 @@ var (
 )
 
 // Expand is the prompt that "/name args" becomes, as Claude Code expands
-// it, in this order:
+// it. The body's "!`command`" lines are found in the body as written,
+// before anything is put into it, so arguments never add one. Then:
 //
-//  1. $ARGUMENTS is replaced by args, and $1…$9 by its words (quotes group
-//     words); a body that names neither gets "ARGUMENTS: args" appended
-//     when args is not empty. Inside a "!`command`", each word is quoted
-//     for the shell, so arguments are never run as code.
-//  2. Each "@path" of the text (the body's and the arguments') that names
-//     a file has the file's content appended, once per file.
-//  3. Each "!`command`" runs (r.Shell) and is replaced by its output; a
-//     refused or failed one by why. allowed-tools do not narrow what
-//     runs: Claude Code refuses a command outside them because it cannot
-//     ask then, where Podcode's r.Shell goes through the user's rules
-//     (which may ask), as any bash call does.
+//  1. In the text, $ARGUMENTS is replaced by args, and $1…$9 by its words
+//     (quotes group words); a body that names neither gets "ARGUMENTS:
+//     args" appended when args is not empty.
+//  2. Each "@path" that names a file has the file's content appended, once
+//     per file: the body's, and with Runner.ArgFiles the arguments' too.
+//  3. Each "!`command`" runs (r.Shell) as written, and is replaced by its
+//     output (never read again); a refused or failed one by why. A command
+//     that uses $ARGUMENTS or $1…$9 gets them as the shell's own variables
+//     and positional parameters, set in front of it ("set -- 'a' 'b';
+//     ARGUMENTS='a b'; command"), so the shell quotes them where the
+//     command does: an argument is data, never code. allowed-tools do not
+//     narrow what runs: Claude Code refuses a command outside them because
+//     it cannot ask then, where Podcode's r.Shell goes through the user's
+//     rules (which may ask), as any bash call does.
 func (c *Command) Expand(ctx context.Context, args string, r Runner) (string, error) {
 	words := splitArgs(args)
-	text := c.Body
-	appendArgs := !argRef.MatchString(text) && args != ""
-	// Arguments in shell commands first, quoted; then in the text.
-	text = shellRef.ReplaceAllStringFunc(text, func(m string) string {
-		cmd := shellRef.FindStringSubmatch(m)[1]
-		cmd = argRef.ReplaceAllStringFunc(cmd, func(a string) string {
-			if a == "$ARGUMENTS" {
-				q := make([]string, len(words))
-				for i, w := range words {
-					q[i] = quote(w)
-				}
-				return strings.Join(q, " ")
-			}
-			if n := int(a[1] - '0'); n <= len(words) {
-				return quote(words[n-1])
-			}
-			return "''"
-		})
-		return "!`" + cmd + "`"
-	})
-	text = replaceOutside(text, shellRef, func(s string) string {
+	subst := func(s string) string {
 		return argRef.ReplaceAllStringFunc(s, func(a string) string {
 			if a == "$ARGUMENTS" {
 				return args
@@ -93,14 +81,31 @@ func (c *Command) Expand(ctx context.Context, args string, r Runner) (string, er
 			}
 			return ""
 		})
-	})
-	if appendArgs {
-		text = strings.TrimRight(text, "\n") + "\n\nARGUMENTS: " + args
+	}
+	// The body in parts: text (even) and shell lines (odd).
+	var parts []string
+	last := 0
+	for _, loc := range shellRef.FindAllStringSubmatchIndex(c.Body, -1) {
+		parts = append(parts, c.Body[last:loc[0]], c.Body[loc[2]:loc[3]])
+		last = loc[1]
+	}
+	parts = append(parts, c.Body[last:])
+	appendArgs := args != "" && !argRef.MatchString(c.Body)
+	var refs []string // where "@path" references are looked for
+	for i := 0; i < len(parts); i += 2 {
+		if r.ArgFiles {
+			refs = append(refs, subst(parts[i]))
+		} else {
+			refs = append(refs, parts[i])
+		}
+	}
+	if appendArgs && r.ArgFiles {
+		refs = append(refs, args)
 	}
 	var files strings.Builder
-	seen := map[string]bool{}
 	if r.File != nil {
-		for _, m := range fileRef.FindAllStringSubmatch(replaceOutside(text, shellRef, func(s string) string { return s }), -1) {
+		seen := map[string]bool{}
+		for _, m := range fileRef.FindAllStringSubmatch(strings.Join(refs, "\n"), -1) {
 			path := strings.TrimRight(m[2], ".,;:!?")
 			if seen[path] || strings.Contains(path, "@") {
 				continue
@@ -119,42 +124,39 @@ func (c *Command) Expand(ctx context.Context, args string, r Runner) (string, er
 			}
 		}
 	}
-	var runErr error
-	text = shellRef.ReplaceAllStringFunc(text, func(m string) string {
-		if runErr != nil {
-			return m
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 0 {
+			b.WriteString(subst(p))
+			continue
 		}
-		cmd := shellRef.FindStringSubmatch(m)[1]
 		if r.Shell == nil {
-			return "(not run: commands cannot run here)"
+			b.WriteString("(not run: commands cannot run here)")
+			continue
 		}
-		out, err := r.Shell(ctx, cmd)
-		if err != nil {
-			if ctx.Err() != nil {
-				runErr = ctx.Err()
-				return m
+		run := p
+		if argRef.MatchString(p) {
+			q := make([]string, len(words))
+			for i, w := range words {
+				q[i] = quote(w)
 			}
-			return fmt.Sprintf("(%s failed: %v)", cmd, err)
+			run = fmt.Sprintf("set -- %s; ARGUMENTS=%s; %s", strings.Join(q, " "), quote(args), p)
 		}
-		return strings.TrimRight(out, "\n")
-	})
-	if runErr != nil {
-		return "", runErr
+		out, err := r.Shell(ctx, run)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return "", ctx.Err()
+		case err != nil:
+			fmt.Fprintf(&b, "(%s failed: %v)", p, err)
+		default:
+			b.WriteString(strings.TrimRight(out, "\n"))
+		}
+	}
+	text := b.String()
+	if appendArgs {
+		text = strings.TrimRight(text, "\n") + "\n\nARGUMENTS: " + args
 	}
 	return text + files.String(), nil
-}
-
-// replaceOutside applies f to the parts of s that re does not match.
-func replaceOutside(s string, re *regexp.Regexp, f func(string) string) string {
-	var b strings.Builder
-	last := 0
-	for _, loc := range re.FindAllStringIndex(s, -1) {
-		b.WriteString(f(s[last:loc[0]]))
-		b.WriteString(s[loc[0]:loc[1]])
-		last = loc[1]
-	}
-	b.WriteString(f(s[last:]))
-	return b.String()
 }
 
 // splitArgs splits args into words at spaces; quotes (single or double)

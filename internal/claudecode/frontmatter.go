@@ -122,7 +122,14 @@ func (m *meta) decodeLines(front string) error {
 		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
 			v = v[1 : len(v)-1]
 		}
-		m.vals[k], m.line[k], last = v, n, k
+		var val any = v
+		switch v { // as YAML reads them: user-invocable: false
+		case "true":
+			val = true
+		case "false":
+			val = false
+		}
+		m.vals[k], m.line[k], last = val, n, k
 	}
 	return nil
 }

@@ -105,9 +105,6 @@ func sandboxLine(s sandbox.Support) (string, bool) {
 	return "sandbox: " + s.String(), false
 }
 
-// newAgent is the agent of a's turns over st, and what answers opencode
-// plugins' client over it (opencodeapi), for every command that runs
-// turns.
 // startAgent opens the store (openStore), makes the agent (newAgent) and
 // joins the deployment when the store is shared (joinCluster), as every
 // command that runs turns does; release leaves and closes, in that order.
@@ -125,6 +122,9 @@ func startAgent(ctx context.Context, a *app.App, command string) (ag *agent.Agen
 	return ag, func() { leave(); st.Close() }, nil
 }
 
+// newAgent is the agent of a's turns over st, and what answers opencode
+// plugins' client over it (opencodeapi), for every command that runs
+// turns.
 func newAgent(a *app.App, st *store.Store) *agent.Agent {
 	ag := agent.New(a, st)
 	a.SetPluginAPI(opencodeapi.New(a, ag))

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/safetext"
 	"github.com/podcode/podcode/plugin"
 )
 
@@ -67,7 +68,7 @@ func fireLifecycle(cmd *cobra.Command, a *app.App, p *plugin.HookPayload, asJSON
 	} else {
 		fmt.Fprintf(w, "%s: %s", rep.Event, rep.Result.Decision)
 		if rep.Result.Message != "" {
-			fmt.Fprintf(w, ": %s", printable(rep.Result.Message))
+			fmt.Fprintf(w, ": %s", safetext.Line(rep.Result.Message))
 		}
 		fmt.Fprintf(w, " (%d of %d handlers voted, %s)\n", rep.Votes, len(rep.Handlers), rep.Duration.Round(time.Microsecond))
 		if len(rep.Handlers) > 0 {
@@ -78,8 +79,8 @@ func fireLifecycle(cmd *cobra.Command, a *app.App, p *plugin.HookPayload, asJSON
 				if h.Error != "" {
 					reason = h.Error
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", printable(h.Source), h.Layer, h.Outcome,
-					orDash(nonEmpty(string(h.Decision))), printable(orDash(nonEmpty(reason))), h.Duration.Round(time.Microsecond))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", safetext.Line(h.Source), h.Layer, h.Outcome,
+					orDash(nonEmpty(string(h.Decision))), safetext.Line(orDash(nonEmpty(reason))), h.Duration.Round(time.Microsecond))
 			}
 			tw.Flush()
 		}

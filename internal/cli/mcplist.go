@@ -10,6 +10,7 @@ import (
 
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/mcpclient"
+	"github.com/podcode/podcode/internal/safetext"
 )
 
 func init() { mcpCommands = append(mcpCommands, newMCPListCmd) }
@@ -50,12 +51,12 @@ func printMCPServers(w io.Writer, servers []mcpclient.Status) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tSTATE\tTRANSPORT\tTOOLS\tDECLARED IN")
 	for _, s := range servers {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", printable(s.Name), s.State, s.Transport, printable(orDash(s.Tools)), printable(s.Origin))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", safetext.Line(s.Name), s.State, s.Transport, safetext.Line(orDash(s.Tools)), safetext.Line(s.Origin))
 	}
 	tw.Flush()
 	for _, s := range servers {
 		if s.Error != "" {
-			fmt.Fprintf(w, "%s: %s\n", printable(s.Name), printable(strings.TrimSpace(s.Error)))
+			fmt.Fprintf(w, "%s: %s\n", safetext.Line(s.Name), safetext.Line(strings.TrimSpace(s.Error)))
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/provider"
+	"github.com/podcode/podcode/internal/safetext"
 )
 
 func newModelsCmd() *cobra.Command {
@@ -167,7 +168,7 @@ func printModels(w io.Writer, list []modelProvider, def string, full bool) {
 		if p.Name != "" && p.Name != p.ID {
 			name += " (" + p.Name + ")"
 		}
-		fmt.Fprintf(w, "%s: %s, %s\n", printable(name), p.API, state)
+		fmt.Fprintf(w, "%s: %s, %s\n", safetext.Line(name), p.API, state)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  MODEL\tCONTEXT\tOUTPUT\tREASONING\t$/M IN\tOUT\tCACHE READ\tWRITE")
 		for _, m := range p.Models {
@@ -175,7 +176,7 @@ func printModels(w io.Writer, list []modelProvider, def string, full bool) {
 			if m.Name() == def {
 				mark = " *"
 			}
-			fmt.Fprintf(tw, "  %s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", printable(m.ModelID), mark, tokens(m.Limit.Context), tokens(m.Limit.Output), reasoning(m),
+			fmt.Fprintf(tw, "  %s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", safetext.Line(m.ModelID), mark, tokens(m.Limit.Context), tokens(m.Limit.Output), reasoning(m),
 				price(m.Price.Input), price(m.Price.Output), price(m.Price.CacheRead), price(m.Price.CacheWrite))
 		}
 		tw.Flush()

@@ -16,6 +16,7 @@ import (
 	"github.com/podcode/podcode/internal/claudecode"
 	"github.com/podcode/podcode/internal/jsplugin"
 	"github.com/podcode/podcode/internal/mcpclient"
+	"github.com/podcode/podcode/internal/safetext"
 	"github.com/podcode/podcode/internal/trust"
 	"github.com/podcode/podcode/plugin"
 )
@@ -94,7 +95,7 @@ func newPluginListCmd() *cobra.Command {
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tSOURCE\tSTATUS\tHOOKS\tTOOLS\tPATH")
 				for _, p := range out.Plugins {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", printable(p.ID), printable(p.Source), printable(p.Status), printable(orDash(p.Hooks)), printable(orDash(p.Tools)), printable(p.Path))
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", safetext.Line(p.ID), safetext.Line(p.Source), safetext.Line(p.Status), safetext.Line(orDash(p.Hooks)), safetext.Line(orDash(p.Tools)), safetext.Line(p.Path))
 				}
 				tw.Flush()
 				if len(out.Lifecycle) > 0 {
@@ -109,7 +110,7 @@ func newPluginListCmd() *cobra.Command {
 						if h.LeftOut {
 							source += " (left out: more than 10 handlers)"
 						}
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.Event, printable(orDash(nonEmpty(h.Matcher))), h.Layer, printable(source))
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.Event, safetext.Line(orDash(nonEmpty(h.Matcher))), h.Layer, safetext.Line(source))
 					}
 					tw.Flush()
 				}
@@ -122,7 +123,7 @@ func newPluginListCmd() *cobra.Command {
 					tw = tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 					fmt.Fprintln(tw, "KIND\tNAME\tSOURCE\tFILE")
 					for _, c := range out.Claude {
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Kind, printable(c.Name), printable(c.Source), printable(c.File))
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Kind, safetext.Line(c.Name), safetext.Line(c.Source), safetext.Line(c.File))
 					}
 					tw.Flush()
 				}
@@ -132,7 +133,7 @@ func newPluginListCmd() *cobra.Command {
 				}
 				for _, w := range out.Warnings {
 					if !saidBySkipped(a, w) {
-						fmt.Fprintln(cmd.OutOrStdout(), "warning:", printable(w))
+						fmt.Fprintln(cmd.OutOrStdout(), "warning:", safetext.Line(w))
 					}
 				}
 				return nil

@@ -20,6 +20,7 @@ import (
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/guard"
+	"github.com/podcode/podcode/internal/safetext"
 )
 
 func newRunCmd() *cobra.Command {
@@ -175,13 +176,13 @@ func (p *turnPrinter) event(e agent.Event) {
 		p.mid = !strings.HasSuffix(e.Text, "\n")
 	case "tool.start":
 		p.finish()
-		fmt.Fprintf(p.err, "-> %s %s\n", printable(e.Call.Tool), printable(string(e.Call.Args)))
+		fmt.Fprintf(p.err, "-> %s %s\n", safetext.Line(e.Call.Tool), safetext.Line(string(e.Call.Args)))
 	case "tool.end":
 		status := "ok"
 		if e.Result.IsError {
 			status = "error: " + firstLine(e.Result.Output)
 		}
-		fmt.Fprintf(p.err, "<- %s %s: %s\n", printable(e.Call.Tool), printable(e.Result.Title), printable(status))
+		fmt.Fprintf(p.err, "<- %s %s: %s\n", safetext.Line(e.Call.Tool), safetext.Line(e.Result.Title), safetext.Line(status))
 	}
 }
 
@@ -208,7 +209,7 @@ func isTerminal(f *os.File) bool {
 // neither can rewrite what the terminal shows.
 func question(q guard.Question) string {
 	if q.Tool == "prompt" && q.Args == nil { // UserPromptSubmit asked
-		return "? A hook wants the prompt confirmed\n  (" + printable(q.Reason) + ")"
+		return "? A hook wants the prompt confirmed\n  (" + safetext.Line(q.Reason) + ")"
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -219,15 +220,15 @@ func question(q guard.Question) string {
 		fmt.Fprintf(&b, "%v", q.Args)
 	}
 	var w strings.Builder
-	fmt.Fprintf(&w, "? %s wants to run:\n    ", printable(q.Tool))
+	fmt.Fprintf(&w, "? %s wants to run:\n    ", safetext.Line(q.Tool))
 	for i, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
 		if i > 0 {
 			w.WriteString("\n")
 		}
-		w.WriteString(printable(line))
+		w.WriteString(safetext.Line(line))
 	}
 	if q.Reason != "" {
-		fmt.Fprintf(&w, "\n  (%s)", printable(q.Reason))
+		fmt.Fprintf(&w, "\n  (%s)", safetext.Line(q.Reason))
 	}
 	return w.String()
 }
@@ -317,7 +318,7 @@ func (t *terminalAsker) Ask(ctx context.Context, q guard.Question) (bool, error)
 func printPluginTrouble(w io.Writer, a *app.App) {
 	for _, p := range a.Plugins.Plugins {
 		if st := p.Status(); st != "running" {
-			fmt.Fprintf(w, "plugin %s: %s\n", printable(p.ID), printable(st))
+			fmt.Fprintf(w, "plugin %s: %s\n", safetext.Line(p.ID), safetext.Line(st))
 		}
 	}
 }
@@ -357,5 +358,5 @@ func failedCalls(msgs []chat.Message) error {
 	if failed == 0 {
 		return nil
 	}
-	return problems("the turn ended, but %d of its %d tool calls failed (%s)", failed, calls, printable(first))
+	return problems("the turn ended, but %d of its %d tool calls failed (%s)", failed, calls, safetext.Line(first))
 }

@@ -4,14 +4,13 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/config"
+	"github.com/podcode/podcode/internal/safetext"
 	"github.com/podcode/podcode/internal/trust"
 )
 
@@ -76,16 +75,16 @@ names, or that run those files, are listed and trusted.`,
 					}
 					fs, cmds := splitRuns(it.Runs)
 					if isPackage(a.Cwd, it.Item, fs) && !files {
-						fmt.Fprintf(out, "\n  %s %s (%s): %s\n", it.Kind, printable(it.Name), state, plural(len(fs), "file"))
+						fmt.Fprintf(out, "\n  %s %s (%s): %s\n", it.Kind, safetext.Line(it.Name), state, plural(len(fs), "file"))
 						fs = nil
 					} else {
-						fmt.Fprintf(out, "\n  %s %s (%s)\n", it.Kind, printable(it.Name), state)
+						fmt.Fprintf(out, "\n  %s %s (%s)\n", it.Kind, safetext.Line(it.Name), state)
 					}
 					if it.State == trust.Changed && !it.Missing {
 						printChanges(out, digests.diff(a.Cwd, it.Item))
 					}
 					for _, r := range append(fs, cmds...) {
-						fmt.Fprintf(out, "      %s\n", printable(r))
+						fmt.Fprintf(out, "      %s\n", safetext.Line(r))
 						if it.Kind == trust.KindConfig {
 							// What trusting this setting of podcode.json allows.
 							if key, _, ok := strings.Cut(r, " = "); ok {
@@ -161,7 +160,7 @@ func printLostGuards(w io.Writer, it trust.Asked) {
 		why = "the project no longer has it"
 	}
 	for _, g := range it.Lost {
-		fmt.Fprintf(w, "      ! trusting this gives up the guard %s (%s): %s\n", printable(g.Source), printable(g.Describe()), why)
+		fmt.Fprintf(w, "      ! trusting this gives up the guard %s (%s): %s\n", safetext.Line(g.Source), safetext.Line(g.Describe()), why)
 	}
 	if it.Missing {
 		return
@@ -174,7 +173,7 @@ func printLostGuards(w io.Writer, it trust.Asked) {
 		}
 		now = strings.Join(ds, "; ")
 	}
-	fmt.Fprintf(w, "      guards it declares now: %s\n", printable(now))
+	fmt.Fprintf(w, "      guards it declares now: %s\n", safetext.Line(now))
 }
 
 func plural(n int, what string) string {
@@ -194,33 +193,8 @@ func printSkipped(w io.Writer, a *app.App) {
 	}
 	fmt.Fprintln(w, "Project code that does not run:")
 	for _, s := range skipped {
-		fmt.Fprintf(w, "  %s %s (%s): %s\n", s.Kind, printable(s.Name), s.State, printable(s.Meaning))
+		fmt.Fprintf(w, "  %s %s (%s): %s\n", s.Kind, safetext.Line(s.Name), s.State, safetext.Line(s.Meaning))
 	}
-}
-
-// printable is s as a terminal may show it to a person who decides on it:
-// control characters (a carriage return, an escape sequence) and Unicode's
-// bidirectional controls, which a project's file names, commands and
-// settings could hold to hide or reorder what is listed, are written as
-// Go escapes (\r, \x1b, \u202e).
-func printable(s string) string {
-	if !strings.ContainsFunc(s, unprintable) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unprintable(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func unprintable(r rune) bool {
-	return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u2028' || r == '\u2029'
 }
 
 func confirm(in io.Reader, out io.Writer, prompt string) bool {

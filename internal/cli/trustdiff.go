@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/podcode/podcode/internal/config"
+	"github.com/podcode/podcode/internal/safetext"
 	"github.com/podcode/podcode/internal/trust"
 )
 
@@ -160,7 +161,7 @@ func printChanges(w io.Writer, c change) {
 		paths []string
 	}{{"+", c.added}, {"-", c.removed}, {"~", c.changed}} {
 		for _, p := range l.paths {
-			fmt.Fprintf(w, "      %s %s\n", l.mark, printable(p))
+			fmt.Fprintf(w, "      %s %s\n", l.mark, safetext.Line(p))
 		}
 	}
 }

@@ -207,6 +207,13 @@ func ReadProjectFile(cwd string) ([]Spec, []string, error) {
 
 // ParseProjectFile is ReadProjectFile's decoding of data, read from path.
 func ParseProjectFile(path string, data []byte) ([]Spec, []string, error) {
+	return parseServers(path, data, false)
+}
+
+// parseServers reads the mcpServers of the JSON object data (path's);
+// within another file (a Claude Code plugin's plugin.json), its other keys
+// are the file's own and not warned of.
+func parseServers(path string, data []byte, within bool) ([]Spec, []string, error) {
 	v, perr := config.ParseJSONC(path, data, config.MaxNesting)
 	if perr != nil {
 		return nil, nil, perr
@@ -219,6 +226,9 @@ func ParseProjectFile(path string, data []byte) ([]Spec, []string, error) {
 	var warnings []string
 	for _, m := range root.Members {
 		name := config.LiteralString(m.Name)
+		if name != "mcpServers" && within {
+			continue
+		}
 		if name != "mcpServers" {
 			line, col := config.Position(data, m.Name.StartOffset)
 			warnings = append(warnings, fmt.Sprintf("%s:%d:%d: key %q ignored: Podcode reads mcpServers", path, line, col, name))
@@ -288,18 +298,18 @@ func ParseProjectFile(path string, data []byte) ([]Spec, []string, error) {
 func PluginSpecs(dir, plugin string, project bool) ([]Spec, []string) {
 	var specs []Spec
 	var warnings []string
-	add := func(path string, data []byte) {
+	add := func(path string, data []byte, within bool) {
 		var top map[string]json.RawMessage
 		if v, err := config.ParseJSONC(path, data, config.MaxNesting); err == nil {
 			v.Standardize()
 			json.Unmarshal(v.Pack(), &top)
 		}
-		if _, ok := top["mcpServers"]; !ok && len(top) > 0 {
+		if _, ok := top["mcpServers"]; !ok && len(top) > 0 && !within {
 			// The servers by name: wrapped on the first line, so that
 			// lines stay the file's.
 			data = append(append([]byte(`{"mcpServers":`), data...), '}')
 		}
-		got, w, err := ParseProjectFile(path, data)
+		got, w, err := parseServers(path, data, within)
 		warnings = append(warnings, w...)
 		if err != nil {
 			warnings = append(warnings, err.Error())
@@ -309,7 +319,7 @@ func PluginSpecs(dir, plugin string, project bool) ([]Spec, []string) {
 	}
 	path := filepath.Join(dir, ProjectFile)
 	if data, err := trust.ReadFile(path, maxProjectFile); err == nil {
-		add(path, data)
+		add(path, data, false)
 	} else if !os.IsNotExist(err) {
 		warnings = append(warnings, fmt.Sprintf("%s: %v", path, err))
 	}
@@ -327,10 +337,10 @@ func PluginSpecs(dir, plugin string, project bool) ([]Spec, []string) {
 				} else if data, err := trust.ReadFile(p, maxProjectFile); err != nil {
 					warnings = append(warnings, fmt.Sprintf("%s: mcpServers %q: %v", manifest, file, err))
 				} else if filepath.Clean(p) != filepath.Clean(path) {
-					add(p, data)
+					add(p, data, false)
 				}
 			} else {
-				add(manifest, append(append([]byte(`{"mcpServers":`), m.MCPServers...), '}'))
+				add(manifest, data, true) // its lines are plugin.json's
 			}
 		}
 	}

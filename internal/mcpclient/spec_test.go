@@ -278,8 +278,14 @@ func TestPluginSpecs(t *testing.T) {
 	if got := s.Expand(func(string) (string, bool) { return "", false }); got.Env["T"] != "x" {
 		t.Errorf("${TOKEN:-x} in a plugin's entry: %q", got.Env["T"])
 	}
-	if specs[1].Name != "plugin_my_plugin_web" || specs[1].Transport != HTTP || specs[1].URL != "https://example.com/mcp" {
+	if specs[1].Name != "plugin_my_plugin_web" || specs[1].Transport != HTTP || specs[1].URL != "https://example.com/mcp" ||
+		specs[1].Origin != filepath.Join(bare, ".claude-plugin", "plugin.json")+":1" {
 		t.Errorf("web: %+v", specs[1])
+	}
+	// A mistake in plugin.json's servers is said at its line.
+	write(bare, ".claude-plugin/plugin.json", "{\"name\": \"my.plugin\",\n \"mcpServers\": {\n  \"bad\": {\"type\": \"ws\", \"url\": \"x\"}}}")
+	if _, warnings := PluginSpecs(bare, "my.plugin", true); len(warnings) != 1 || !strings.Contains(warnings[0], "plugin.json:3:3: mcpServers.bad: ignored") {
+		t.Errorf("warnings %q", warnings)
 	}
 
 	byPath := t.TempDir()

@@ -162,8 +162,8 @@ func (c *Client) Follow(ctx context.Context, fn func(bus.Event)) error {
 	for {
 		err := c.follow(ctx, &last, fn)
 		var apiErr *APIError
-		if ctx.Err() != nil || errors.As(err, &apiErr) {
-			return err
+		if ctx.Err() != nil || errors.As(err, &apiErr) || errors.Is(err, bufio.ErrTooLong) {
+			return err // resuming would meet the same refusal, or the same event
 		}
 		select {
 		case <-ctx.Done():
@@ -227,7 +227,9 @@ func readEvents(r io.Reader, last *string, fn func(bus.Event)) error {
 			data.WriteString(strings.TrimPrefix(line[5:], " "))
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("an event of the stream is larger than %d MiB: %w", maxFrame>>20, err)
+	} else if err != nil {
 		return err
 	}
 	return io.ErrUnexpectedEOF

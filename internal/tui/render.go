@@ -11,6 +11,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/safetext"
 )
 
 // The chat's colours: ANSI's sixteen, so that the terminal's theme picks
@@ -48,6 +49,7 @@ func (m *markdown) render(text string, width int) string {
 		}
 		m.r, m.width = r, width
 	}
+	text = safetext.Text(text)
 	out, err := m.r.Render(text)
 	if err != nil {
 		return text
@@ -68,7 +70,7 @@ func (m *markdown) render(text string, width int) string {
 
 // userLine is a prompt as the chat prints it.
 func userLine(text string) string {
-	return bold.Render("› ") + text
+	return bold.Render("› ") + safetext.Text(text)
 }
 
 // argsLine is what a call's arguments show on its line: a command, a path,
@@ -78,25 +80,25 @@ func argsLine(tool string, args json.RawMessage) string {
 	if json.Unmarshal(args, &m) == nil {
 		for _, k := range []string{"command", "path", "pattern", "url", "name", "prompt"} {
 			if s, ok := m[k].(string); ok {
-				return chat.Shorten(s, 80)
+				return safetext.Line(chat.Shorten(s, 80))
 			}
 		}
 	}
-	return chat.Shorten(string(args), 80)
+	return safetext.Line(chat.Shorten(string(args), 80))
 }
 
 // callLine is a call under way.
 func callLine(c chat.ToolCall, spin string) string {
-	return yellow.Render(spin+" "+c.Tool) + "  " + argsLine(c.Tool, c.Args)
+	return yellow.Render(spin+" "+safetext.Line(c.Tool)) + "  " + argsLine(c.Tool, c.Args)
 }
 
 // toolBlock is a finished call: its line with ✓ or ✗, the hooks that ran
 // around it in order (the timeline), and the start of its output.
 func toolBlock(c chat.ToolCall, r *chat.Result, hooks []chat.HookRun, width int) string {
 	var b strings.Builder
-	mark := green.Render("✓ " + c.Tool)
+	mark := green.Render("✓ " + safetext.Line(c.Tool))
 	if r.IsError {
-		mark = red.Render("✗ " + c.Tool)
+		mark = red.Render("✗ " + safetext.Line(c.Tool))
 	}
 	b.WriteString(mark + "  " + argsLine(c.Tool, c.Args))
 	for _, line := range hookLines(hooks, width) {
@@ -112,7 +114,7 @@ func toolBlock(c chat.ToolCall, r *chat.Result, hooks []chat.HookRun, width int)
 		shown = shown[:maxOutputLines]
 	}
 	for _, l := range shown {
-		b.WriteString("\n" + dim.Render("  └ ") + chat.Shorten(l, max(width-4, 16)))
+		b.WriteString("\n" + dim.Render("  └ ") + safetext.Line(chat.Shorten(l, max(width-4, 16))))
 	}
 	if n := len(lines) - len(shown); n > 0 {
 		b.WriteString("\n" + dim.Render(fmt.Sprintf("    … %d more lines", n)))
@@ -149,7 +151,7 @@ func hookLines(hooks []chat.HookRun, width int) []string {
 		case h.Outcome == "changed":
 			style = cyan
 		}
-		line := fmt.Sprintf("  │ %-*s  %-*s  %s", hw, h.Hook, sw, chat.Shorten(h.Source, sw), what)
+		line := fmt.Sprintf("  │ %-*s  %-*s  %s", hw, safetext.Line(h.Hook), sw, safetext.Line(chat.Shorten(h.Source, sw)), safetext.Line(what))
 		dur := "  " + duration(h.DurationUs)
 		why := h.Message
 		if why == "" {
@@ -158,7 +160,7 @@ func hookLines(hooks []chat.HookRun, width int) []string {
 		if why != "" {
 			// The reason takes what is left of the line.
 			room := width - utf8.RuneCountInString(line) - 2 - utf8.RuneCountInString(dur)
-			line += ": " + chat.Shorten(why, max(room, 16))
+			line += ": " + safetext.Line(chat.Shorten(why, max(room, 16)))
 		}
 		out = append(out, style.Render(line)+dim.Render(dur))
 	}

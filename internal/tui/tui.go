@@ -33,6 +33,7 @@ import (
 	"github.com/podcode/podcode/internal/agent"
 	"github.com/podcode/podcode/internal/bus"
 	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/safetext"
 	"github.com/podcode/podcode/internal/server"
 	"github.com/podcode/podcode/internal/store"
 )
@@ -93,6 +94,7 @@ type (
 	listMsg     []store.Session
 	doneMsg     struct{ err error } // a request whose answer is only its error
 	printedMsg  struct{}
+	sendFailed  struct{ err error } // the turn never started
 	tickMsg     time.Time
 )
 
@@ -136,10 +138,16 @@ type model struct {
 	byID      map[string]chat.ToolCall // every call of the session seen, for its result
 	question  *question
 	notice    string
-	cycle     []string // the commands Tab goes through, when it does
-	cycled    int
-	outbox    []string // printed in this order (emit)
-	printing  bool
+	// While a session loads, the events that come are kept (early) and
+	// taken once its history is shown, those of its messages the history
+	// holds (seen) left out: none lost, none shown twice.
+	loading  bool
+	early    []bus.Event
+	seen     map[string]bool
+	cycle    []string // the commands Tab goes through, when it does
+	cycled   int
+	outbox   []string // printed in this order (emit)
+	printing bool
 }
 
 // emit prints s above the live part, after what was emitted before:
@@ -175,6 +183,7 @@ func newModel(ctx context.Context, o Options) *model {
 }
 
 func (m *model) Init() tea.Cmd {
+	m.loading = true
 	return tea.Batch(m.openSession(), m.loadCommands(), tick())
 }
 
@@ -248,13 +257,25 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.emit(sessionList(msg, m.session.ID))
 	case doneMsg:
 		if msg.err != nil {
-			m.notice = red.Render(msg.err.Error())
+			m.notice = red.Render(safetext.Line(msg.err.Error()))
 		}
 		return m, nil
+	case sendFailed:
+		m.running = false
+		m.notice = red.Render(safetext.Line(msg.err.Error()))
+		return m, nil
+	case tea.PasteMsg:
+		if m.question != nil {
+			return m, nil // the prompt waits for the answer
+		}
 	case streamEnded:
 		m.fatal = fmt.Errorf("the event stream ended: %v", msg.err)
 		return m, tea.Quit
 	case eventMsg:
+		if m.loading {
+			m.early = append(m.early, bus.Event(msg))
+			return m, nil
+		}
 		return m, m.event(bus.Event(msg))
 	case tea.KeyPressMsg:
 		return m.key(msg)
@@ -264,26 +285,34 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-// opened shows a session opened or resumed, with its history.
+// opened shows a session opened or resumed, with its history, then the
+// events that came meanwhile.
 func (m *model) opened(msg sessionMsg) tea.Cmd {
+	early := m.early
+	m.loading, m.early = false, nil
 	if msg.err != nil {
 		if m.session.ID == "" { // nothing to chat in
 			m.fatal = msg.err
 			return tea.Quit
 		}
-		m.notice = red.Render(msg.err.Error())
+		m.notice = red.Render(safetext.Line(msg.err.Error()))
 		return nil
 	}
 	m.session, m.known = msg.s, map[string]bool{msg.s.ID: true}
 	m.calls, m.byID, m.question, m.running = nil, map[string]chat.ToolCall{}, nil, msg.s.Status == store.SessionRunning
+	m.started = time.Now() // of a turn already running: since it was seen
+	m.seen = map[string]bool{}
+	for _, h := range msg.history {
+		m.seen[h.ID] = true
+	}
 	m.streaming.Reset()
 	var b strings.Builder
 	title := m.session.Title
 	if title == "" {
 		title = m.session.ID
 	}
-	fmt.Fprintf(&b, "%s %s %s", bold.Render("podcode"), dim.Render("·"), title)
-	b.WriteString(dim.Render(fmt.Sprintf(" · %s · %s", m.session.ID, m.session.Model)))
+	fmt.Fprintf(&b, "%s %s %s", bold.Render("podcode"), dim.Render("·"), safetext.Line(title))
+	b.WriteString(dim.Render(safetext.Line(fmt.Sprintf(" · %s · %s", m.session.ID, m.session.Model))))
 	if len(msg.history) > 0 {
 		b.WriteString(dim.Render(fmt.Sprintf("\nresumed: %d messages", len(msg.history))))
 	}
@@ -293,7 +322,11 @@ func (m *model) opened(msg sessionMsg) tea.Cmd {
 			lines = append(lines, s)
 		}
 	}
-	return m.emit(strings.Join(lines, "\n"))
+	cmds := []tea.Cmd{m.emit(strings.Join(lines, "\n"))}
+	for _, ev := range early {
+		cmds = append(cmds, m.event(ev))
+	}
+	return tea.Batch(cmds...)
 }
 
 // print is a stored message as the chat shows it, "" for nothing. A user
@@ -322,10 +355,10 @@ func (m *model) print(msg chat.Message, history bool) string {
 			parts = append(parts, m.md.render(msg.Text, m.width))
 		}
 		if len(msg.Hooks) > 0 {
-			parts = append(parts, dim.Render("  model call "+msg.Model)+"\n"+strings.Join(hookLines(msg.Hooks, m.width), "\n"))
+			parts = append(parts, dim.Render("  model call "+safetext.Line(msg.Model))+"\n"+strings.Join(hookLines(msg.Hooks, m.width), "\n"))
 		}
 		if msg.Status == chat.StatusError || msg.Status == chat.StatusInterrupted {
-			parts = append(parts, red.Render(fmt.Sprintf("✗ %s: %s", msg.Status, msg.Error)))
+			parts = append(parts, red.Render(safetext.Line(fmt.Sprintf("✗ %s: %s", msg.Status, msg.Error))))
 		}
 		return strings.Join(parts, "\n")
 	case chat.RoleTool:
@@ -356,6 +389,12 @@ func (m *model) event(ev bus.Event) tea.Cmd {
 			}
 		}
 		return nil
+	case server.EventMissed:
+		// The stream lost events: the session is read again.
+		m.loading = true
+		c, ctx, id := m.c, m.ctx, m.session.ID
+		return tea.Batch(m.emit(dim.Render("(events were missed; the session is read again)")),
+			func() tea.Msg { return loadSession(ctx, c, id, "") })
 	case server.EventPermissionAsked:
 		q, _ := ev.Properties["question"].(map[string]any)
 		if q == nil {
@@ -384,7 +423,7 @@ func (m *model) event(ev bus.Event) tea.Cmd {
 	case agent.EventMessageStored:
 		var msg chat.Message
 		raw, _ := json.Marshal(ev.Properties["message"])
-		if json.Unmarshal(raw, &msg) != nil {
+		if json.Unmarshal(raw, &msg) != nil || m.seen[msg.ID] {
 			return nil
 		}
 		if msg.Role == chat.RoleAssistant {
@@ -412,9 +451,9 @@ func (m *model) event(ev bus.Event) tea.Cmd {
 		line := dim.Render("· " + text)
 		switch {
 		case ev.Type == agent.EventTurnRefused:
-			line = red.Render("✗ refused: " + errText)
+			line = red.Render("✗ refused: " + safetext.Line(errText))
 		case status != "complete":
-			line = red.Render(fmt.Sprintf("✗ turn %s: %s", status, errText))
+			line = red.Render(safetext.Line(fmt.Sprintf("✗ turn %s: %s", status, errText)))
 		}
 		return m.emit(line)
 	}
@@ -469,7 +508,7 @@ func (m *model) answer(allow bool) tea.Cmd {
 	if allow {
 		verdict = green.Render("allowed")
 	}
-	return tea.Batch(m.emit(dim.Render("  ? ")+q.tool+" "+argsLine(q.tool, q.args)+": "+verdict),
+	return tea.Batch(m.emit(dim.Render("  ? ")+safetext.Line(q.tool)+" "+argsLine(q.tool, q.args)+": "+verdict),
 		func() tea.Msg { return doneMsg{c.Answer(ctx, q.id, allow)} })
 }
 
@@ -492,6 +531,7 @@ func (m *model) submit() tea.Cmd {
 			return m.emit(help(m.commands))
 		case "new":
 			title := m.o.Title
+			m.loading = true
 			return func() tea.Msg { return loadSession(ctx, c, "", title) }
 		case "sessions":
 			return func() tea.Msg {
@@ -511,6 +551,7 @@ func (m *model) submit() tea.Cmd {
 				m.notice = yellow.Render("which session? /sessions lists them; /resume <number or id>")
 				return nil
 			}
+			m.loading = true
 			return func() tea.Msg { return loadSession(ctx, c, id, "") }
 		}
 	}
@@ -523,7 +564,7 @@ func (m *model) submit() tea.Cmd {
 	id := m.session.ID
 	return tea.Batch(m.emit(userLine(text)), func() tea.Msg {
 		if err := c.Send(ctx, id, text); err != nil {
-			return doneMsg{err}
+			return sendFailed{err}
 		}
 		return nil
 	})
@@ -590,9 +631,9 @@ func help(commands []server.Command) string {
 	b.WriteString(bold.Render("Keys") + "\n  Enter send · Ctrl+J new line · Tab complete a command · Esc cancel the turn · y/n answer a question · Ctrl+C leave\n")
 	b.WriteString(bold.Render("Commands") + "\n")
 	for _, c := range append(slices.Clone(builtins), commands...) {
-		fmt.Fprintf(&b, "  /%-22s %s", strings.TrimSpace(c.Name+" "+c.ArgumentHint), c.Description)
+		fmt.Fprintf(&b, "  /%-22s %s", safetext.Line(strings.TrimSpace(c.Name+" "+c.ArgumentHint)), safetext.Line(c.Description))
 		if c.Source != "chat" {
-			b.WriteString(dim.Render(" (" + c.Source + ")"))
+			b.WriteString(dim.Render(" (" + safetext.Line(c.Source) + ")"))
 		}
 		b.WriteByte('\n')
 	}
@@ -613,7 +654,7 @@ func sessionList(list []store.Session, current string) string {
 		if title == "" {
 			title = "(untitled)"
 		}
-		fmt.Fprintf(&b, "%s%2d  %s  %s\n", mark, i+1, title, dim.Render(fmt.Sprintf("%s · %s · %s", s.ID, s.Status, s.UpdatedAt.Local().Format("2006-01-02 15:04"))))
+		fmt.Fprintf(&b, "%s%2d  %s  %s\n", mark, i+1, safetext.Line(title), dim.Render(safetext.Line(fmt.Sprintf("%s · %s · %s", s.ID, s.Status, s.UpdatedAt.Local().Format("2006-01-02 15:04")))))
 	}
 	b.WriteString(dim.Render("/resume <number> resumes one"))
 	return b.String()
@@ -624,7 +665,7 @@ var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "
 func (m *model) View() tea.View {
 	var b strings.Builder
 	if m.streaming.Len() > 0 {
-		b.WriteString(m.streaming.String() + "\n")
+		b.WriteString(safetext.Text(m.streaming.String()) + "\n")
 	}
 	spin := spinner[int(time.Since(m.started)/(100*time.Millisecond))%len(spinner)]
 	for _, c := range m.calls {
@@ -632,9 +673,9 @@ func (m *model) View() tea.View {
 	}
 	if m.question != nil {
 		q := m.question
-		line := yellow.Render("? Allow "+q.tool+"?") + "  " + argsLine(q.tool, q.args)
+		line := yellow.Render("? Allow "+safetext.Line(q.tool)+"?") + "  " + argsLine(q.tool, q.args)
 		if q.reason != "" {
-			line += dim.Render("  (" + q.reason + ")")
+			line += dim.Render("  (" + safetext.Line(q.reason) + ")")
 		}
 		b.WriteString(line + "\n" + bold.Render("  [y] allow  [n] deny") + dim.Render("  (the prompt waits for the answer)") + "\n")
 	} else if m.running && len(m.calls) == 0 {
@@ -647,7 +688,7 @@ func (m *model) View() tea.View {
 				b.WriteString(dim.Render(fmt.Sprintf("  … %d more", len(list)-8)) + "\n")
 				break
 			}
-			fmt.Fprintf(&b, "  %s %s\n", cyan.Render("/"+c.Name), dim.Render(strings.TrimSpace(c.ArgumentHint+" "+c.Description)))
+			fmt.Fprintf(&b, "  %s %s\n", cyan.Render("/"+safetext.Line(c.Name)), dim.Render(safetext.Line(strings.TrimSpace(c.ArgumentHint+" "+c.Description))))
 		}
 	}
 	if m.notice != "" {

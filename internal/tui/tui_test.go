@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/podcode/podcode/internal/bus"
 	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/safetext"
 	"github.com/podcode/podcode/internal/server"
 	"github.com/podcode/podcode/internal/store"
 )
@@ -149,6 +151,48 @@ func TestReadEvents(t *testing.T) {
 	err := readEvents(strings.NewReader(in), &last, func(ev bus.Event) { got = append(got, ev.Type) })
 	if !errors.Is(err, io.ErrUnexpectedEOF) || strings.Join(got, ",") != "a,b" || last != "e-3" {
 		t.Errorf("events %q, last %q, err %v", got, last, err)
+	}
+}
+
+// A frame past the bound ends the stream with an error that says so (the
+// chat does not resume into the same event forever).
+func TestReadEventsTooLarge(t *testing.T) {
+	last := ""
+	err := readEvents(strings.NewReader("data: "+strings.Repeat("x", maxFrame+1)+"\n\n"), &last, func(bus.Event) {})
+	if !errors.Is(err, bufio.ErrTooLong) || !strings.Contains(err.Error(), "larger than 16 MiB") {
+		t.Errorf("%v", err)
+	}
+}
+
+// What the chat prints of a tool's output, a model's answer or a hook's
+// reason cannot drive the terminal: its control characters are shown
+// escaped, and only the chat's own colours are escape sequences.
+func TestNoTerminalControlFromElsewhere(t *testing.T) {
+	m := newModel(context.Background(), Options{})
+	m.printing = true
+	m.opened(sessionMsg{s: store.Session{ID: "s1", Title: "t\x1b]0;title\x07"}})
+	evil := "\x1b]52;c;cGF3bmVk\x07\x1b[2J\rgone \u202eevil"
+	call := chat.ToolCall{ID: "c1", Tool: "bash", Args: json.RawMessage(`{"command":"echo \u001b[31m"}`)}
+	for _, msg := range []chat.Message{
+		{Role: chat.RoleAssistant, Text: "answer " + evil, ToolCalls: []chat.ToolCall{call}},
+		{Role: chat.RoleTool, Result: &chat.Result{CallID: "c1", Tool: "bash", Output: evil},
+			Hooks: []chat.HookRun{{Hook: "PreToolUse", Source: "x\x1b[8m", Decision: "deny", Message: evil}}},
+	} {
+		raw, _ := json.Marshal(msg)
+		var v any
+		json.Unmarshal(raw, &v)
+		m.event(bus.Event{Type: "message.stored", Properties: map[string]any{"sessionID": "s1", "message": v}})
+	}
+	out := sgr.ReplaceAllString(strings.Join(m.outbox, "\n"), "")
+	if i := strings.IndexFunc(out, func(r rune) bool { return r != '\n' && safetext.Unsafe(r) }); i >= 0 {
+		t.Errorf("printed a control character raw at %d: %q", i, out)
+	}
+	// Escape sequences of the chat's own colours are taken out above: the
+	// others must be there as text.
+	for _, want := range []string{`\x1b]52;c;cGF3bmVk\a\x1b[2J\rgone \u202eevil`, `echo \x1b[31m`, `x\x1b[8m`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s is not shown escaped:\n%s", want, out)
+		}
 	}
 }
 
