@@ -33,7 +33,9 @@ func newRoot() *cobra.Command {
 		Short:         "Podcode: an agent server built around its plugins",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       currentVersion().Version,
 	}
+	root.SetVersionTemplate(currentVersion().String() + "\n")
 	root.PersistentFlags().BoolVar(&bootOptions.TrustAll, "trust-all", bootOptions.TrustAll,
 		"run the project's code without asking the trust store (for CI; PODCODE_TRUST_ALL=1 does the same)")
 	root.AddCommand(newVersionCmd(), newServeCmd(), newRunCmd(), newChatCmd(), newModelsCmd(), newPluginCmd(), newToolCmd(), newHookCmd(), newTrustCmd(), newMCPCmd(), newACPCmd())
@@ -53,15 +55,37 @@ func newRoot() *cobra.Command {
 	return root
 }
 
+// versionInfo is what podcode version --json prints.
+type versionInfo struct {
+	Version       string `json:"version"`
+	PluginRuntime string `json:"plugin_runtime"`
+	Go            string `json:"go"`
+	OS            string `json:"os"`
+	Arch          string `json:"arch"`
+}
+
+func currentVersion() versionInfo {
+	return versionInfo{Version: version.App(), PluginRuntime: version.PluginRuntime, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+}
+
+func (v versionInfo) String() string {
+	return fmt.Sprintf("podcode %s (plugin runtime %s, %s %s/%s)", v.Version, v.PluginRuntime, v.Go, v.OS, v.Arch)
+}
+
 func newVersionCmd() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "version",
-		Short: "Print Podcode's version and the plugin runtime version",
+		Short: "Print Podcode's version and the plugin runtime version (podcode --version prints the same line)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "podcode %s (plugin runtime %s, %s %s/%s)\n",
-				version.App(), version.PluginRuntime, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), currentVersion())
+			}
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), currentVersion())
 			return err
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: version, plugin_runtime, go, os, arch")
+	return cmd
 }

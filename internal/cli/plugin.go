@@ -3,10 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -23,7 +25,7 @@ import (
 
 func newPluginCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "plugin", Short: "Inspect and create plugins"}
-	cmd.AddCommand(newPluginListCmd(), newPluginInitCmd(), newPluginTypesCmd())
+	cmd.AddCommand(newPluginListCmd(), newPluginCheckCmd(), newPluginInitCmd(), newPluginTypesCmd())
 	return cmd
 }
 
@@ -36,8 +38,97 @@ type pluginInfo struct {
 	Tools  []string `json:"tools"`
 	BootMs int64    `json:"boot_ms"`
 	// Status is "running", "running; suspended after N timeouts in a
-	// row: <hooks>" or "stopped: <why>" (jsplugin.Plugin.Status).
+	// row: <hooks>", "stopped: <why>" (jsplugin.Plugin.Status), or, for a
+	// plugin that did not load, "failed: <what>: <error>".
 	Status string `json:"status"`
+	// Stack is where a plugin that did not load threw, a frame a line.
+	Stack []string `json:"stack,omitempty"`
+	// UnknownKeys are the keys of its hooks that are no hook.
+	UnknownKeys []jsplugin.UnknownKey `json:"unknown_keys,omitempty"`
+}
+
+// pluginReport is what plugin list prints, and plugin check looks at.
+type pluginReport struct {
+	Plugins   []pluginInfo         `json:"plugins"`
+	Lifecycle []plugin.HandlerInfo `json:"lifecycle"`
+	Warnings  []string             `json:"warnings"`
+	// Skipped is the project code that does not run.
+	Skipped []trust.Skip `json:"skipped"`
+	// MCP is the MCP servers and the tools they give.
+	MCP []mcpclient.Status `json:"mcp"`
+	// Claude is the commands, agents and skills of Claude Code's layout.
+	Claude []claudeComponent `json:"claude"`
+}
+
+// newPluginReport is a's plugins, handlers, servers and components, with
+// every warning of its boot (logged, collected by warns) once.
+func newPluginReport(a *app.App, logged []string) pluginReport {
+	out := pluginReport{Plugins: []pluginInfo{}, Lifecycle: []plugin.HandlerInfo{}, Warnings: []string{}, Skipped: a.Trust.Skipped(),
+		MCP: a.MCPStatus(), Claude: claudeComponents(a.Claude)}
+	for _, w := range listedWarnings(a, logged) {
+		if !slices.ContainsFunc(a.Plugins.Failed, func(f jsplugin.Failure) bool { return f.Warning == w }) {
+			out.Warnings = append(out.Warnings, w) // a failure is its plugin's row
+		}
+	}
+	for _, ev := range plugin.HookEvents() {
+		out.Lifecycle = append(out.Lifecycle, a.Hooks.Handlers(ev)...)
+	}
+	for _, p := range a.Plugins.Plugins {
+		info := pluginInfo{ID: p.ID, Source: p.Source, Spec: p.Spec, Path: p.Path, Hooks: p.Hooks, Tools: []string{},
+			BootMs: p.Boot.Milliseconds(), Status: p.Status(), UnknownKeys: p.UnknownKeys}
+		if info.Hooks == nil {
+			info.Hooks = []string{}
+		}
+		// Only the tools in effect: one refused (a protected id) or
+		// replaced by a later plugin is not the plugin's.
+		for _, t := range p.Tools {
+			if d, ok := a.Tools.Get(t.ID); ok && d == t {
+				info.Tools = append(info.Tools, t.ID)
+			}
+		}
+		for _, k := range p.UnknownKeys {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("plugin %s: %q is not a hook and is never called; did you mean %q?", p.ID, k.Key, k.Closest))
+		}
+		out.Plugins = append(out.Plugins, info)
+	}
+	for _, f := range a.Plugins.Failed {
+		status := "failed: " + f.Reason
+		if f.Error != "" {
+			status += ": " + f.Error
+		}
+		out.Plugins = append(out.Plugins, pluginInfo{ID: f.Plugin, Spec: f.Plugin, Path: f.Path, Hooks: []string{}, Tools: []string{},
+			Status: status, Stack: f.Stack})
+	}
+	return out
+}
+
+// failedPlugins is the error of a report with plugins that did not load
+// (exit status 3), nil for none.
+func (r pluginReport) failedPlugins() error {
+	var failed []string
+	for _, p := range r.Plugins {
+		if strings.HasPrefix(p.Status, "failed: ") {
+			failed = append(failed, p.ID)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return problems("%d of %d plugins did not load: %s", len(failed), len(r.Plugins), strings.Join(failed, ", "))
+}
+
+// bootForReport boots as plugin list and plugin check do: every warning
+// of the boot collected (listed, not logged), the trust gate's refusals
+// left to the list of skipped code.
+func bootForReport(cmd *cobra.Command, fn func(a *app.App, logged []string) error) error {
+	var next slog.Handler
+	if bootOptions.Logger != nil {
+		next = bootOptions.Logger.Handler()
+	}
+	warns := newWarnCollector(next)
+	o := bootOptions
+	o.Logger, o.TrustLog = slog.New(warns), slog.New(slog.DiscardHandler)
+	return bootedWith(cmdContext(cmd), o, func(a *app.App) error { return fn(a, warns.Lines()) })
 }
 
 func newPluginListCmd() *cobra.Command {
@@ -45,62 +136,32 @@ func newPluginListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the loaded plugins in pipeline order, every lifecycle handler, the project code that does not run, and the load warnings",
-		Args:  cobra.NoArgs,
+		Long: `Lists the plugins in pipeline order (a plugin that did not load among them, with
+its error and where it threw), every lifecycle handler in dispatch order, the MCP
+servers, the Claude Code commands, agents and skills, the project code that does
+not run, and every warning of the boot. The exit status is 3 when a plugin did
+not load.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			// Every warning of the boot is listed (once) rather than
-			// logged; the trust gate's refusals are the skipped list.
-			var next slog.Handler
-			if bootOptions.Logger != nil {
-				next = bootOptions.Logger.Handler()
-			}
-			warns := newWarnCollector(next)
-			o := bootOptions
-			o.Logger, o.TrustLog = slog.New(warns), slog.New(slog.DiscardHandler)
-			return bootedWith(cmdContext(cmd), o, func(a *app.App) error {
-				out := struct {
-					Plugins   []pluginInfo         `json:"plugins"`
-					Lifecycle []plugin.HandlerInfo `json:"lifecycle"`
-					Warnings  []string             `json:"warnings"`
-					// Skipped is the project code that does not run.
-					Skipped []trust.Skip `json:"skipped"`
-					// MCP is the MCP servers and the tools they give.
-					MCP []mcpclient.Status `json:"mcp"`
-					// Claude is the commands, agents and skills of
-					// Claude Code's layout.
-					Claude []claudeComponent `json:"claude"`
-				}{Plugins: []pluginInfo{}, Lifecycle: []plugin.HandlerInfo{}, Warnings: []string{}, Skipped: a.Trust.Skipped(), MCP: a.MCPStatus(),
-					Claude: claudeComponents(a.Claude)}
-				out.Warnings = listedWarnings(a, warns.Lines())
-				for _, ev := range plugin.HookEvents() {
-					out.Lifecycle = append(out.Lifecycle, a.Hooks.Handlers(ev)...)
-				}
-				for _, p := range a.Plugins.Plugins {
-					info := pluginInfo{ID: p.ID, Source: p.Source, Spec: p.Spec, Path: p.Path, Hooks: p.Hooks, Tools: []string{},
-						BootMs: p.Boot.Milliseconds(), Status: p.Status()}
-					if info.Hooks == nil {
-						info.Hooks = []string{}
-					}
-					// Only the tools in effect: one refused (a protected
-					// id) or replaced by a later plugin is not the plugin's.
-					for _, t := range p.Tools {
-						if d, ok := a.Tools.Get(t.ID); ok && d == t {
-							info.Tools = append(info.Tools, t.ID)
-						}
-					}
-					out.Plugins = append(out.Plugins, info)
-				}
+			return bootForReport(cmd, func(a *app.App, logged []string) error {
+				out := newPluginReport(a, logged)
 				if asJSON {
-					return printJSON(cmd.OutOrStdout(), out)
+					if err := printJSON(cmd.OutOrStdout(), out); err != nil {
+						return err
+					}
+					return out.failedPlugins()
 				}
-				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				w := cmd.OutOrStdout()
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tSOURCE\tSTATUS\tHOOKS\tTOOLS\tPATH")
 				for _, p := range out.Plugins {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", safetext.Line(p.ID), safetext.Line(p.Source), safetext.Line(p.Status), safetext.Line(orDash(p.Hooks)), safetext.Line(orDash(p.Tools)), safetext.Line(p.Path))
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", safetext.Line(p.ID), safetext.Line(orDash(nonEmpty(p.Source))), safetext.Line(p.Status), safetext.Line(orDash(p.Hooks)), safetext.Line(orDash(p.Tools)), safetext.Line(p.Path))
 				}
 				tw.Flush()
+				printStacks(w, out.Plugins)
 				if len(out.Lifecycle) > 0 {
-					fmt.Fprintln(cmd.OutOrStdout(), "\nLifecycle handlers, in dispatch order:")
-					tw = tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+					fmt.Fprintln(w, "\nLifecycle handlers, in dispatch order:")
+					tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 					fmt.Fprintln(tw, "EVENT\tMATCHER\tLAYER\tSOURCE")
 					for _, h := range out.Lifecycle {
 						source := h.Source
@@ -115,12 +176,12 @@ func newPluginListCmd() *cobra.Command {
 					tw.Flush()
 				}
 				if len(out.MCP) > 0 {
-					fmt.Fprintln(cmd.OutOrStdout(), "\nMCP servers:")
-					printMCPServers(cmd.OutOrStdout(), out.MCP)
+					fmt.Fprintln(w, "\nMCP servers:")
+					printMCPServers(w, out.MCP)
 				}
 				if len(out.Claude) > 0 {
-					fmt.Fprintln(cmd.OutOrStdout(), "\nClaude Code commands, agents and skills:")
-					tw = tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+					fmt.Fprintln(w, "\nClaude Code commands, agents and skills:")
+					tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 					fmt.Fprintln(tw, "KIND\tNAME\tSOURCE\tFILE")
 					for _, c := range out.Claude {
 						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Kind, safetext.Line(c.Name), safetext.Line(c.Source), safetext.Line(c.File))
@@ -128,20 +189,73 @@ func newPluginListCmd() *cobra.Command {
 					tw.Flush()
 				}
 				if len(out.Skipped) > 0 {
-					fmt.Fprintln(cmd.OutOrStdout())
-					printSkipped(cmd.OutOrStdout(), a)
+					fmt.Fprintln(w)
+					printSkipped(w, a)
 				}
-				for _, w := range out.Warnings {
-					if !saidBySkipped(a, w) {
-						fmt.Fprintln(cmd.OutOrStdout(), "warning:", safetext.Line(w))
+				for _, warning := range out.Warnings {
+					if !saidBySkipped(a, warning) {
+						fmt.Fprintln(w, "warning:", safetext.Line(warning))
 					}
 				}
-				return nil
+				return out.failedPlugins()
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// printStacks writes, under the table, each plugin that did not load with
+// its error and where it threw, a frame a line.
+func printStacks(w io.Writer, plugins []pluginInfo) {
+	for _, p := range plugins {
+		if !strings.HasPrefix(p.Status, "failed: ") {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s %s\n", safetext.Line(p.ID), safetext.Line(p.Status))
+		for _, f := range p.Stack {
+			fmt.Fprintln(w, "    "+safetext.Line(f))
+		}
+	}
+}
+
+func newPluginCheckCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "check",
+		Short: "Load the plugins and say what is wrong with them: exit status 3 when anything is",
+		Long: `Loads the plugins as the server would and prints only what is wrong, for a plugin
+author or CI: a plugin that did not load (its error and where it threw), a key of
+a plugin's hooks that is no hook (with the closest one: "tool.before" is never
+called; did you mean "tool.execute.before"?), a lifecycle key that is no event,
+and every other warning of the boot (a Claude Code command that does not parse,
+an MCP server that cannot start, an unknown config key). The exit status is 0
+with nothing to say, 3 otherwise. The server loads a plugin with an unknown key
+all the same (its other hooks run): the check is where the mistake shows.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return bootForReport(cmd, func(a *app.App, logged []string) error {
+				out := newPluginReport(a, logged)
+				w := cmd.OutOrStdout()
+				printStacks(w, out.Plugins)
+				var n int
+				for _, p := range out.Plugins {
+					if strings.HasPrefix(p.Status, "failed: ") {
+						n++
+					}
+				}
+				for _, warning := range out.Warnings {
+					fmt.Fprintln(w, "warning:", safetext.Line(warning))
+					n++
+				}
+				if n > 0 {
+					return problems("%d problems in %d plugins", n, len(out.Plugins))
+				}
+				fmt.Fprintf(w, "ok: %d plugins, %d lifecycle handlers, %d Claude Code commands, agents and skills; nothing to say\n",
+					len(out.Plugins), len(out.Lifecycle), len(out.Claude))
+				return nil
+			})
+		},
+	}
 }
 
 // claudeComponent is a command, agent or skill as plugin list shows it.

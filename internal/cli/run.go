@@ -49,7 +49,12 @@ is cancelled, and 3 when it ended but a tool call failed, was denied or had argu
 schema refused.
 
 ` + dataHelp,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return errors.New(`run needs a prompt: podcode run summarise README.md, or podcode run - to read it from standard input`)
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			prompt, fromStdin, err := readPrompt(args, cmd.InOrStdin())
 			if err != nil {
