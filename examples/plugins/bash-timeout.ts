@@ -36,7 +36,7 @@ function timeoutFrom(config: Record<string, unknown> | undefined): number {
   return ms
 }
 
-const plugin: Podcode.Plugin = {
+export default Podcode.plugin({
   id: ID,
   server(_input, { config }) {
     const limit = timeoutFrom(config)
@@ -49,6 +49,4 @@ const plugin: Podcode.Plugin = {
       },
     }
   },
-}
-
-export default plugin
+})

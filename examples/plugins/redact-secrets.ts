@@ -56,7 +56,7 @@ function redact(text: string): { text: string; count: number } {
   return { text: out, count }
 }
 
-const plugin: Podcode.Plugin = {
+export default Podcode.plugin({
   id: "redact-secrets",
   server() {
     return {
@@ -78,6 +78,4 @@ const plugin: Podcode.Plugin = {
       },
     }
   },
-}
-
-export default plugin
+})

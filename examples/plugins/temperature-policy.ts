@@ -43,7 +43,7 @@ function parsePolicy(config: Record<string, unknown>): Policy {
   return policy
 }
 
-const plugin: Podcode.Plugin = {
+export default Podcode.plugin({
   id: ID,
   server(_input, { config }) {
     if (config === undefined || config === null) return {} // no config, no policy
@@ -61,6 +61,4 @@ const plugin: Podcode.Plugin = {
       },
     }
   },
-}
-
-export default plugin
+})

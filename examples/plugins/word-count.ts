@@ -73,11 +73,9 @@ const wordCount: Podcode.ToolDef<typeof parameters> = {
   },
 }
 
-const plugin: Podcode.Plugin = {
+export default Podcode.plugin({
   id: "word-count",
   server() {
     return { tool: () => [wordCount] }
   },
-}
-
-export default plugin
+})

@@ -7,10 +7,31 @@
 // prints this file. A plugin references it for editor completion:
 //
 //   /// <reference path="../podcode-plugin.d.ts" />
-//   const plugin: Podcode.Plugin = { id: "my-plugin", server: () => ({}) }
-//   export default plugin
+//   export default Podcode.plugin({ id: "my-plugin", server: () => ({}) })
 
 declare namespace Podcode {
+  /**
+   * The plugin p, as it is: written around a plugin's default export, it
+   * makes a key of server()'s hooks that is no hook (a misspelt
+   * "tool.before") an error of the type-check, which a plain
+   * `const plugin: Podcode.Plugin` only catches when no key is right.
+   */
+  function plugin<S extends (input: ServerInput, options: ServerOptions) => Hooks | Promise<Hooks>>(p: {
+    id: string
+    server: S & OnlyHooks<S>
+  }): Plugin
+
+  /**
+   * Nothing for a server() whose every result has hook keys only; else a
+   * property it lacks, named after the keys that are no hook, which the
+   * type-check then reports.
+   */
+  type OnlyHooks<S> = S extends (...args: any[]) => infer R
+    ? [NotHooks<Awaited<R>>] extends [never] ? unknown : { "a key of server()'s hooks is no hook": NotHooks<Awaited<R>> }
+    : unknown
+  /** The keys of any of the results H that are no hook. */
+  type NotHooks<H> = H extends unknown ? Exclude<keyof H, keyof Hooks> : never
+
   /** The default export of a plugin module (SPEC P1). */
   interface Plugin {
     /** Identity: selects plugin_config[id], labels log lines, deduplicates. */

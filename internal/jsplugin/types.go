@@ -46,7 +46,7 @@ func Starter(name string) string {
 	return strings.ReplaceAll(`/// <reference path="../podcode-plugin.d.ts" />
 // A Podcode plugin. Docs: docs/plugins.md. Types: .podcode/podcode-plugin.d.ts.
 
-const plugin: Podcode.Plugin = {
+export default Podcode.plugin({
   id: "NAME",
   async server({ bus, cwd }, { config }) {
     bus.subscribe("tool.call.finished", (event) => {
@@ -60,8 +60,6 @@ const plugin: Podcode.Plugin = {
       },
     }
   },
-}
-
-export default plugin
+})
 `, "NAME", name)
 }

@@ -302,6 +302,10 @@
   }
   define("structuredClone", (v) => clone(v, new Map()));
 
+  // Podcode.plugin(p) is p: it is there for its declared type, which
+  // rejects a key of server()'s hooks that is no hook ("tool.before").
+  define("Podcode", Object.freeze({ plugin: (p) => p }));
+
   // fetch, over Go's HTTP client.
   class Headers {
     #m = new Map();

@@ -29,3 +29,8 @@ export const tool: Podcode.ToolDef<typeof schema> = {
 export async function base64(p: string) {
   return [readFileSync, execSync, existsSync, await import("node:fs/promises").then((fs) => fs.readFile(p, "base64"))] // want TS2769
 }
+
+// A key of the hooks that is no hook, beside one that is: never called, so
+// an error of the type-check (Podcode.plugin; SPEC P10 keeps it silent at load).
+export const typo = Podcode.plugin({ id: "typo", server: () => ({ "tool.before": () => undefined, "chat.params": (p) => p }) }) // want TS2322
+export const typoAsync = Podcode.plugin({ id: "typo-async", async server() { return { "tool.exec.after": () => undefined, tool: () => [] } } }) // want TS2322

@@ -90,7 +90,7 @@ async function files(dir: string): Promise<number> {
   return names.length + st.size + (st.isDirectory() ? 1 : 0) + relative(dir, "/").length + basename(dir, ".ts").length
 }
 
-const plugin: Podcode.Plugin = {
+export default Podcode.plugin({
   id: "usage",
   async server({ bus, cwd }) {
     await files(cwd)
@@ -101,6 +101,4 @@ const plugin: Podcode.Plugin = {
       lifecycle: { PreToolUse: async (payload) => (payload.tool_name === "bash" ? { decision: "ask", message: await web(new AbortController().signal) } : undefined) },
     }
   },
-}
-
-export default plugin
+})
