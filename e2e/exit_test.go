@@ -122,3 +122,23 @@ func TestExitStatuses(t *testing.T) {
 		t.Errorf("version --json: %v %d %s", err, r.code, r.stdout)
 	}
 }
+
+// A default model whose provider has no key is said before anything runs,
+// where to put one included; the turn then fails (exit status 1).
+func TestMissingKeyWarnedAtStart(t *testing.T) {
+	dir := apptest.Dir(t, apptest.Project{})
+	home := userHome(t, `{"model": "anthropic/claude-sonnet-4-6"}`)
+	cmd := exec.Command(binary, "run", "hi")
+	cmd.Dir, cmd.Env = dir, append(env(home), "ANTHROPIC_API_KEY=")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v\n%s", err, errOut.String())
+	}
+	warning := "warning: model anthropic/claude-sonnet-4-6: no API key for anthropic: set ANTHROPIC_API_KEY, or provider.anthropic.options.apiKey in your podcode.json; until then its turns fail\n"
+	if !strings.HasPrefix(errOut.String(), warning) {
+		t.Errorf("stderr does not begin with the warning:\n%s", errOut.String())
+	}
+}

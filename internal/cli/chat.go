@@ -103,6 +103,7 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 	bo.LogTo = logFile
 	return bootedWith(ctx, bo, func(a *app.App) error {
 		printSkipped(cmd.ErrOrStderr(), a) // before the chat takes the screen
+		printModelChoice(cmd.ErrOrStderr(), a)
 		ag, release, err := startAgent(ctx, a, "chat")
 		if err != nil {
 			return err

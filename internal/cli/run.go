@@ -329,17 +329,20 @@ func printPluginTrouble(w io.Writer, a *app.App) {
 }
 
 // printModelChoice says which model a new session uses when the config
-// names none and a provider's key in the environment picked it.
+// names none and a provider's key in the environment picked it, and warns,
+// before anything runs, when that model's provider has no key to call it
+// with (its turns would fail at their first model call).
 func printModelChoice(w io.Writer, a *app.App) {
-	why := a.Models.DefaultWhy()
-	if why == "" {
-		return
-	}
 	m, err := a.Models.Default()
 	if err != nil {
 		return
 	}
-	fmt.Fprintf(w, "model %s (%s; another: --model provider/model, or \"model\" in podcode.json; podcode models lists them)\n", m.Name(), why)
+	if why := a.Models.DefaultWhy(); why != "" {
+		fmt.Fprintf(w, "model %s (%s; another: --model provider/model, or \"model\" in podcode.json; podcode models lists them)\n", m.Name(), why)
+	}
+	if err := m.MissingKey(); err != nil {
+		fmt.Fprintf(w, "warning: %v; until then its turns fail\n", err)
+	}
 }
 
 // failedCalls is the error of a turn whose tool calls failed, were

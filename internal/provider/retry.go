@@ -146,6 +146,24 @@ func noKey(m Model, env string) error {
 	return fmt.Errorf("model %s: %w for %s: set %s, or provider.%s.options.apiKey in your podcode.json", m.Name(), ErrNoKey, m.ProviderID, env, m.ProviderID)
 }
 
+// MissingKey is the error m's first call will fail with for want of a key
+// (noKey), nil when its API needs none or it has one: for a warning
+// before anything runs.
+func (m Model) MissingKey() error {
+	if m.Connection.APIKey != "" {
+		return nil
+	}
+	switch m.Connection.API {
+	case APIAnthropic:
+		return noKey(m, "ANTHROPIC_API_KEY")
+	case APIResponses:
+		return noKey(m, "OPENAI_API_KEY")
+	case APIGemini:
+		return noKey(m, "GEMINI_API_KEY")
+	}
+	return nil
+}
+
 // NetError is a failure to reach the provider: the connection refused,
 // reset or timed out.
 type NetError struct {
