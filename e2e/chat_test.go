@@ -118,7 +118,7 @@ func TestTerminalChat(t *testing.T) {
 		t.Fatalf("podcode trust: %v\n%s", err, out)
 	}
 	tt := openTTY(t, dir, home)
-	tt.waitFor("the chat opens", `(?m)^podcode · terminal chat · ses_\w+ · offline/echo\n› Ask, or / for a command`)
+	tt.waitFor("the chat opens", `(?m)^podcode · new session · ses_\w+ · offline/echo\n› Ask, or / for a command`)
 
 	tt.keys(`/tool bash {"command": "echo hi"}`, "Enter")
 	s := tt.waitFor("the question", `\? Allow bash\?  echo hi  \(the project's permission rule "bash" says ask\)\n  \[y\] allow  \[n\] deny`)
@@ -192,7 +192,8 @@ func TestTerminalChat(t *testing.T) {
 	tt2.keys("again", "Enter")
 	tt2.waitFor("a turn of the resumed session", `› again\n\s+You said: again`)
 	tt2.keys("/sessions", "Enter")
-	tt2.waitFor("the sessions", fmt.Sprintf(`\*\s+1  terminal chat  %s · idle`, first))
+	// Named after its first prompt.
+	tt2.waitFor("the sessions", fmt.Sprintf(`\*\s+1  /tool bash \{"command": "echo hi"\}  %s · idle`, first))
 }
 
 // With --attach, the chat is a client of a podcode serve elsewhere, with
@@ -202,7 +203,7 @@ func TestTerminalChatAttached(t *testing.T) {
 	home := userHome(t, `{"server": {"token": "s3cret-token"}}`)
 	srv := start(t, dir, home)
 	tt := openTTYEnv(t, t.TempDir(), t.TempDir(), []string{"PODCODE_API_TOKEN=s3cret-token"}, "--attach", srv.base)
-	s := tt.waitFor("the attached chat opens", `podcode · terminal chat · (ses_\w+) · offline/echo`)
+	s := tt.waitFor("the attached chat opens", `podcode · new session · (ses_\w+) · offline/echo`)
 	id := regexp.MustCompile(`ses_\w+`).FindString(s)
 	tt.keys("hello server", "Enter")
 	tt.waitFor("the server's answer", `› hello server\n\s+You said: hello server`)

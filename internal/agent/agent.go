@@ -629,6 +629,12 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 	if runErr == nil {
 		runErr = t.store(ctx, user)
 	}
+	if runErr == nil && sess.Title == "" {
+		// A session no one named is named after its first prompt, as typed.
+		if err := a.Store.NameSession(ctx, sess.ID, chat.Title(req.Prompt)); err != nil {
+			a.App.Log.Warn("agent: naming a session after its first prompt failed", "session", sess.ID, "error", err.Error())
+		}
+	}
 	if text := hookContext(rep); runErr == nil && text != "" {
 		runErr = t.store(ctx, &chat.Message{Role: chat.RoleContext, Text: text})
 	}

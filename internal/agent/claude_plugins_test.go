@@ -255,3 +255,24 @@ func TestSubAgentPromptIsNoCommand(t *testing.T) {
 		t.Errorf("the sub-agent's prompt ran a command's shell lines: %s", ev)
 	}
 }
+
+// A session no one named is named after its first prompt, shortened to a
+// line; a name given is kept.
+func TestSessionNamedAfterItsFirstPrompt(t *testing.T) {
+	e := newEnv(t, apptest.Project{})
+	res, err := e.turn(t, "  fix the flaky test in the bus package, then run everything again and report back to me\nwith details")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Session.Title; got != "fix the flaky test in the bus package, then run everything a…" {
+		t.Errorf("title %q", got)
+	}
+	named, err := e.ag.NewSession(context.Background(), agent.SessionRequest{Channel: "cli", Title: "mine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = e.ag.Run(context.Background(), agent.TurnRequest{SessionID: named.ID, Prompt: "something else", Channel: "cli"})
+	if err != nil || res.Session.Title != "mine" {
+		t.Errorf("a named session: %v %q", err, res.Session.Title)
+	}
+}

@@ -210,6 +210,13 @@ type HookRun struct {
 // MaxRunData bounds a HookRun's Input and Output, in bytes.
 const MaxRunData = 4 << 10
 
+// Title is a session's title made from its first prompt: the prompt's
+// first line, shortened.
+func Title(prompt string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
+	return Shorten(line, 60)
+}
+
 // Shorten writes s on one line (runs of white space become one space) and,
 // when that is longer than n bytes, keeps at most n of them, cut before a
 // rune that would cross n, and adds "…".

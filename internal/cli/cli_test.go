@@ -36,9 +36,11 @@ func TestPluginAndToolList(t *testing.T) {
 		"plugins/glob.js":               glob,
 		".podcode/plugins/observer.mjs": `export default { id: "observer", server: () => ({}) }`,
 	})
+	// A plugin that did not load is listed as failed, and says so in the
+	// exit status (3).
 	out, err := run(t, "--trust-all", "plugin", "list", "--json")
-	if err != nil {
-		t.Fatal(err)
+	if exitCode(err) != exitProblems {
+		t.Fatalf("%v\n%s", err, out)
 	}
 	var list struct {
 		Plugins  []pluginInfo
@@ -47,15 +49,16 @@ func TestPluginAndToolList(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if len(list.Plugins) != 2 || list.Plugins[0].ID != "fast-glob" || list.Plugins[0].Source != "config" || list.Plugins[1].Source != "discovered" ||
-		strings.Join(list.Plugins[0].Hooks, ",") != "tool,chat.params,tool.execute.before" || strings.Join(list.Plugins[0].Tools, ",") != "glob" {
+	if len(list.Plugins) != 3 || list.Plugins[0].ID != "fast-glob" || list.Plugins[0].Source != "config" || list.Plugins[1].Source != "discovered" ||
+		strings.Join(list.Plugins[0].Hooks, ",") != "tool,chat.params,tool.execute.before" || strings.Join(list.Plugins[0].Tools, ",") != "glob" ||
+		list.Plugins[2].ID != "./plugins/missing.js" || !strings.HasPrefix(list.Plugins[2].Status, "failed: cannot load: ") {
 		t.Errorf("plugins %+v", list.Plugins)
 	}
-	if len(list.Warnings) != 1 || !strings.Contains(list.Warnings[0], "missing.js") {
-		t.Errorf("warnings %q", list.Warnings)
+	if len(list.Warnings) != 0 {
+		t.Errorf("warnings %q: the failure is its plugin's row", list.Warnings)
 	}
 	text, _ := run(t, "--trust-all", "plugin", "list")
-	if !strings.Contains(text, "fast-glob") || !strings.Contains(text, "warning: plugin: cannot load") {
+	if !strings.Contains(text, "fast-glob") || !strings.Contains(text, "./plugins/missing.js  -           failed: cannot load: no plugin file at ") {
 		t.Errorf("plugin list:\n%s", text)
 	}
 

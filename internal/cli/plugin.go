@@ -158,7 +158,7 @@ not load.`,
 					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", safetext.Line(p.ID), safetext.Line(orDash(nonEmpty(p.Source))), safetext.Line(p.Status), safetext.Line(orDash(p.Hooks)), safetext.Line(orDash(p.Tools)), safetext.Line(p.Path))
 				}
 				tw.Flush()
-				printStacks(w, out.Plugins)
+				printStacks(w, out.Plugins, false)
 				if len(out.Lifecycle) > 0 {
 					fmt.Fprintln(w, "\nLifecycle handlers, in dispatch order:")
 					tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -205,11 +205,12 @@ not load.`,
 	return cmd
 }
 
-// printStacks writes, under the table, each plugin that did not load with
-// its error and where it threw, a frame a line.
-func printStacks(w io.Writer, plugins []pluginInfo) {
+// printStacks writes each plugin that did not load with its error and
+// where it threw, a frame a line; with all false, only those that threw
+// (under plugin list's table, which has the others' errors already).
+func printStacks(w io.Writer, plugins []pluginInfo, all bool) {
 	for _, p := range plugins {
-		if !strings.HasPrefix(p.Status, "failed: ") {
+		if !strings.HasPrefix(p.Status, "failed: ") || !all && len(p.Stack) == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s %s\n", safetext.Line(p.ID), safetext.Line(p.Status))
@@ -236,7 +237,7 @@ all the same (its other hooks run): the check is where the mistake shows.`,
 			return bootForReport(cmd, func(a *app.App, logged []string) error {
 				out := newPluginReport(a, logged)
 				w := cmd.OutOrStdout()
-				printStacks(w, out.Plugins)
+				printStacks(w, out.Plugins, true)
 				var n int
 				for _, p := range out.Plugins {
 					if strings.HasPrefix(p.Status, "failed: ") {

@@ -86,7 +86,7 @@ schema refused.
 					if model == "" {
 						printModelChoice(errOut, a)
 					}
-					sess, err := ag.NewSession(ctx, agent.SessionRequest{Channel: "cli", Model: model, Title: title(prompt)})
+					sess, err := ag.NewSession(ctx, agent.SessionRequest{Channel: "cli", Model: model})
 					if err != nil {
 						return err
 					}
@@ -162,10 +162,6 @@ func stdinAsker(cmd *cobra.Command, promptRead bool) guard.Asker {
 	}
 }
 
-func title(prompt string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
-	return chat.Shorten(line, 60)
-}
 
 // turnPrinter writes a turn's progress: text as it streams on out, tool
 // calls on err.

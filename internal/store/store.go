@@ -428,6 +428,17 @@ func (s *Store) SetStatus(ctx context.Context, id, status string) error {
 	return nil
 }
 
+// NameSession gives a session that has no title the title t; a title it
+// has is kept (its creator's, or the first prompt's).
+func (s *Store) NameSession(ctx context.Context, id, t string) error {
+	s.beginWrite()
+	defer s.endWrite()
+	if _, err := s.w.ExecContext(ctx, s.rebind(`UPDATE sessions SET title = ? WHERE id = ? AND title = ''`), t, id); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	return nil
+}
+
 // AppendMessage stores m as the session's next message, filling in its ID,
 // sequence number and time.
 func (s *Store) AppendMessage(ctx context.Context, m *chat.Message) error {

@@ -48,7 +48,8 @@ type Options struct {
 	// Where: the terminal by default.
 	In  io.Reader
 	Out io.Writer
-	// Title names the chat's sessions, "terminal chat" by default.
+	// Title names the chat's new sessions; "" lets the first prompt name
+	// each.
 	Title string
 }
 
@@ -176,9 +177,6 @@ func newModel(ctx context.Context, o Options) *model {
 	in.MaxHeight = 8
 	in.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("ctrl+j", "alt+enter"))
 	in.Focus()
-	if o.Title == "" {
-		o.Title = "terminal chat"
-	}
 	return &model{ctx: ctx, o: o, c: o.Client, input: in, width: 80, known: map[string]bool{}, byID: map[string]chat.ToolCall{}}
 }
 
@@ -309,7 +307,7 @@ func (m *model) opened(msg sessionMsg) tea.Cmd {
 	var b strings.Builder
 	title := m.session.Title
 	if title == "" {
-		title = m.session.ID
+		title = "new session"
 	}
 	fmt.Fprintf(&b, "%s %s %s", bold.Render("podcode"), dim.Render("·"), safetext.Line(title))
 	b.WriteString(dim.Render(safetext.Line(fmt.Sprintf(" · %s · %s", m.session.ID, m.session.Model))))

@@ -198,6 +198,10 @@ func TestPageRunsATurnAndShowsItsTimeline(t *testing.T) {
 		// The tool's result, changed by both plugins, then the model's answer.
 		chromedp.WaitVisible(chromedp.Search(`//li[@data-role="tool"]/pre[contains(., "hi there") and contains(., "[stamped]")]`)),
 		chromedp.WaitVisible(chromedp.Search(`//li[@data-role="assistant"][last()]/p[contains(., "hi there")]`)),
+		// The arguments as the model gave them, and as the tool ran them
+		// after the plugin changed them, both shown and marked.
+		chromedp.WaitVisible(chromedp.Search(`//li[@data-role="assistant"]//pre[@aria-label="arguments of bash" and contains(., '"echo hi"')]`)),
+		chromedp.WaitVisible(chromedp.Search(`//li[@data-role="tool"]/div[contains(@class, "rewritten")][contains(., "ran with the arguments audit changed them to")]/pre[contains(., '"echo hi there"')]`)),
 		chromedp.WaitVisible(chromedp.Search(`//button[@id="send" and not(@disabled)]`)))
 
 	run("the timeline shows the tool call",

@@ -203,6 +203,11 @@ function messageItem(m) {
   for (const c of m.toolCalls || []) {
     parts.push(h('div', { class: 'toolcall' }, h('strong', {}, `calls ${c.tool}`), h('pre', { 'aria-label': `arguments of ${c.tool}` }, pretty(c.args))));
   }
+  const changed = timeline.rewritten(m);
+  if (changed) {
+    parts.push(h('div', { class: 'toolcall rewritten' }, h('strong', {}, `ran with the arguments ${changed.by.join(', ')} changed them to`),
+      h('pre', { 'aria-label': `arguments ${m.result ? m.result.tool : ''} ran with` }, pretty(changed.args))));
+  }
   if (m.result) {
     if (m.result.title) parts.push(h('p', {}, m.result.title));
     parts.push(h('pre', { 'aria-label': `result of ${m.result.tool}` }, m.result.output));

@@ -31,14 +31,31 @@ function title(m, n) {
   return m.role;
 }
 
+// rewritten is, for a tool result whose call a tool.execute.before hook
+// changed, the arguments the tool ran with (the last change's output) and
+// the plugins that changed them; null when none did. A change recorded
+// only in part (cut at 4 KiB) gives its text.
+export function rewritten(m) {
+  if (m.role !== 'tool') return null;
+  const changes = (m.hooks || []).filter((r) => r.hook === 'tool.execute.before' && r.outcome === 'changed' && r.output);
+  if (!changes.length) return null;
+  const last = changes[changes.length - 1];
+  let args = last.output;
+  try { args = JSON.parse(last.output).args; } catch { /* cut: shown as recorded */ }
+  return { args, by: [...new Set(changes.map((r) => r.source))] };
+}
+
 // context is what the API keeps of the call a message's hooks ran around:
 // its input and its output, redacted as everywhere (shown for a lifecycle
 // handler, whose own payload the API does not keep).
 function context(m, byCall) {
   if (m.role === 'tool' && m.result) {
     const call = byCall.get(m.result.callID);
-    return [['Call input (arguments)', call ? pretty(call.args) : '(not in this session)'],
-      ['Call output (result)', m.result.output + (m.result.isError ? '\n(error)' : '')]];
+    const out = [['Call input (arguments, as the model gave them)', call ? pretty(call.args) : '(not in this session)']];
+    const changed = rewritten(m);
+    if (changed) out.push([`Call input (as the tool ran it: changed by tool.execute.before of ${changed.by.join(', ')})`, pretty(changed.args)]);
+    out.push(['Call output (result)', m.result.output + (m.result.isError ? '\n(error)' : '')]);
+    return out;
   }
   if (m.role === 'assistant') {
     const out = [['Model output (text)', m.text || '(none)']];
