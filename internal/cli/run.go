@@ -162,7 +162,6 @@ func stdinAsker(cmd *cobra.Command, promptRead bool) guard.Asker {
 	}
 }
 
-
 // turnPrinter writes a turn's progress: text as it streams on out, tool
 // calls on err.
 type turnPrinter struct {
