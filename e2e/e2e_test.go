@@ -204,6 +204,26 @@ func podcode(dir, home string, args ...string) (string, error) {
 	return string(out), err
 }
 
+// running are the processes whose command line is cmdline (its words
+// joined by spaces), from /proc.
+func running(cmdline string) []string {
+	var out []string
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		data, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		if strings.Join(strings.Split(strings.TrimRight(string(data), "\x00"), "\x00"), " ") == cmdline {
+			if st, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat")); err == nil && strings.Contains(string(st), ") Z ") {
+				continue // a zombie has ended
+			}
+			out = append(out, d.Name())
+		}
+	}
+	return out
+}
+
 // A turn through the real server: two plugins and a Go guard around a tool
 // call, every hook in order, the event stream, and a restart.
 func TestServeTurnRestart(t *testing.T) {
@@ -293,11 +313,23 @@ func TestKillMidTurn(t *testing.T) {
 	ev := srv.events()
 	var sess struct{ ID string }
 	srv.do("POST", "/sessions", nil, &sess)
-	if code := srv.do("POST", "/sessions/"+sess.ID+"/messages", map[string]any{"text": "/tool bash {\"command\": \"sleep 30\"}", "async": true}, nil); code != 202 {
+	if code := srv.do("POST", "/sessions/"+sess.ID+"/messages", map[string]any{"text": "/tool bash {\"command\": \"sleep 31.4159\"}", "async": true}, nil); code != 202 {
 		t.Fatalf("async turn: %d", code)
 	}
 	ev.waitFor(t, "tool.call.started")
+	for deadline := time.Now().Add(10 * time.Second); len(running("sleep 31.4159")) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the call's command never ran")
+		}
+	}
 	srv.kill()
+	// The command dies with the node that ran it (the kernel's parent-death
+	// signal), rather than running on unowned.
+	for deadline := time.Now().Add(10 * time.Second); len(running("sleep 31.4159")) > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the call's command outlived the node killed with SIGKILL: pids %v", running("sleep 31.4159"))
+		}
+	}
 	srv = start(t, dir, home)
 	var got struct{ Status string }
 	srv.do("GET", "/sessions/"+sess.ID, nil, &got)

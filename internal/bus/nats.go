@@ -181,6 +181,11 @@ func Join(ctx context.Context, b *Bus, url string, o JoinOptions) (*Remote, erro
 	})
 	if err != nil {
 		nc.Close()
+		if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrJetStreamNotEnabled) {
+			// Nothing answers JetStream's requests: the server runs without it.
+			return nil, fmt.Errorf("bus: join: the NATS server at %s does not run JetStream, which Podcode's nodes share their events through: start it with -js (nats-server -js), or \"jetstream {}\" in its config (%w)",
+				logging.RedactURL(url), err)
+		}
 		return nil, fmt.Errorf("bus: join: creating the JetStream stream %s: %w", o.Stream, err)
 	}
 	info := stream.CachedInfo()

@@ -521,6 +521,40 @@ func TestJoinedNodesRideOutAnOutage(t *testing.T) {
 	ra.Close()
 }
 
+// A NATS server without JetStream is named as such, with how to start it
+// with JetStream, not as NATS's "no responders".
+func TestJoinWithoutJetStream(t *testing.T) {
+	enginetest.NATS(t) // where the engines run, so does nats-server
+	bin, err := exec.LookPath("nats-server")
+	if err != nil {
+		t.Skip("nats-server is not installed")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	cmd := exec.Command(bin, "-a", "127.0.0.1", "-p", port) // no -js
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	url := "nats://127.0.0.1:" + port
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var joinErr error
+	for i := 0; i < 100; i++ {
+		if _, joinErr = Join(ctx, New(nil), url, JoinOptions{Node: "a"}); joinErr == nil || !strings.Contains(joinErr.Error(), "connecting") {
+			break
+		}
+		time.Sleep(50 * time.Millisecond) // the server is still starting
+	}
+	if joinErr == nil || !strings.Contains(joinErr.Error(), "does not run JetStream") || !strings.Contains(joinErr.Error(), "nats-server -js") {
+		t.Errorf("joining a server without JetStream: %v", joinErr)
+	}
+}
+
 // A node that cannot reach NATS is told so, and its bus goes on alone.
 func TestJoinUnreachable(t *testing.T) {
 	b := New(nil)

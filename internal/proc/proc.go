@@ -76,12 +76,14 @@ type Process struct {
 // Stdout and Stderr are the same writer, the process gets one pipe for
 // both, so that their lines keep their order. The writers are written
 // from goroutines of Start's until Wait returns. A SysProcAttr that cmd
-// already has (a sandbox's namespaces) is kept; Start sets Setpgid on it.
+// already has (a sandbox's namespaces) is kept; Start sets Setpgid on it,
+// and has the process killed when Podcode dies (dieWithServer).
 func Start(cmd *exec.Cmd) (*Process, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Pgid = true, 0
+	dieWithServer(cmd.SysProcAttr)
 	p := &Process{cmd: cmd, exited: make(chan struct{})}
 	var childEnds []*os.File
 	fail := func(err error) (*Process, error) {

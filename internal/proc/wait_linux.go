@@ -11,6 +11,21 @@ import (
 
 const pPID = 1 // waitid's P_PID
 
+// dieWithServer has the kernel kill the process when Podcode dies, by any
+// means (SIGKILL, a crash): a process Podcode started has no reason to
+// outlive it. Only that process gets the signal, not what it started in
+// turn: a sandboxed command's is the first process of its PID namespace,
+// so the whole namespace ends with it; an unsandboxed shell's own children
+// are left behind (catching them takes a supervisor process per call; see
+// docs/architecture.md). The signal is tied to the thread that started the
+// process, which the Go runtime ends only for a goroutine that locked it
+// and exits locked, which Podcode never does where it starts processes.
+func dieWithServer(a *syscall.SysProcAttr) {
+	if a.Pdeathsig == 0 { // a caller's own is kept
+		a.Pdeathsig = syscall.SIGKILL
+	}
+}
+
 // waitExit returns once the process has exited, without reaping it: it
 // stays a zombie, so its id, which is its group's, cannot be reused while
 // Wait kills the group.
