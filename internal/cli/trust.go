@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,24 +21,25 @@ func newTrustCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trust [path...]",
 		Short: "Show the code this project would run and trust it",
-		Long: `trust lists every piece of code that came with the project in the current
-directory (plugins in .podcode/plugins or named by its podcode.json, manifest
-plugins and the programs they run, .claude/settings.json hooks and their
-scripts, with what those source, include or run in turn, or the whole
-directory a command runs in where that cannot be known, and the settings of its podcode.json that run code or use your
-credentials: a replay, request options, models, cron jobs, webhooks), with
-whether it is trusted. What is trusted already is not listed (--all lists it).
-A package (a plugin folder with a package.json, or more than a few files) is
-one line with its file count (--files lists every file). An item changed since
-it was trusted shows which files were added, removed or changed, when
-podcode trust recorded them (it keeps a digest of each file it trusts; for an
-item trusted otherwise it can only say that the item changed). A guard you
-trusted that the project has since removed or weakened (no longer
-fail-closed, another matcher, made async, its entry, file or folder gone) is
-marked with a "!": trusting gives it up. Confirmed (or with --yes), it
-records their fingerprints and guards in the user's config folder: they run
-from then on, until their content changes. Nothing of it that is not trusted
-runs while it is listed (what was trusted before loads, as with any command).
+		Long: `Lists the code that came with the project in the current directory, and asks
+whether to let it run. Nothing of it runs before you say yes, and nothing of it
+runs while it is listed.
+
+What counts as code: plugins (.podcode/plugins, or named by podcode.json),
+manifest plugins and the programs they run, Claude Code hooks, commands,
+agents and skills (.claude, and the Claude Code plugins the project names) with
+the scripts they run and what those source, MCP servers of .mcp.json, and the
+settings of podcode.json that run code or use your credentials.
+
+Each item says whether it is trusted; what is trusted already is left out
+(--all lists it). A package is one line with its file count (--files lists
+every file). An item changed since you trusted it says which files changed.
+A guard you trusted that the project has removed or weakened is marked "!":
+trusting the item as it is gives it up.
+
+The question counts the files to review (npm packages' files apart). Answer
+y to trust, n to leave it, s to see the files first. Once trusted, an item
+runs until its content changes.
 
 With paths (podcode trust .podcode/plugins/x.ts), only the items of those
 names, or that run those files, are listed and trusted.`,
@@ -110,14 +113,22 @@ names, or that run those files, are listed and trusted.`,
 					fmt.Fprintln(out, "\nAll of it is trusted.")
 					return nil
 				}
-				question := fmt.Sprintf("Trust these %d and let them run", len(todo))
+				review, packaged := reviewFiles(a.Cwd, todo)
+				question := fmt.Sprintf("Let %s run? It can do what you can: run commands, read and change your files", plural(len(todo), "item"))
+				if n := len(review); n > 0 {
+					question = fmt.Sprintf("Let %s (%s to review", plural(len(todo), "item"), plural(n, "file"))
+					if packaged > 0 {
+						question += fmt.Sprintf(", and %s of npm packages", plural(packaged, "file"))
+					}
+					question += ") run? It can do what you can: run commands, read and change your files"
+				}
 				if len(todo) == 0 {
 					question = "Accept these removals"
 				}
 				if lost > 0 {
-					question += fmt.Sprintf(", giving up %s marked ! above", plural(lost, "guard"))
+					question += fmt.Sprintf(". Trusting it gives up %s marked ! above", plural(lost, "guard"))
 				}
-				if !yes && !confirm(cmd.InOrStdin(), out, "\n"+question+"? [y/N] ") {
+				if !yes && !ask(cmd.InOrStdin(), out, "\n"+question+".", a.Cwd, review) {
 					return fmt.Errorf("not trusted; nothing recorded")
 				}
 				if err := a.Trust.Store.Update(a.Cwd, todo, forget); err != nil {
@@ -197,11 +208,83 @@ func printSkipped(w io.Writer, a *app.App) {
 	}
 }
 
-func confirm(in io.Reader, out io.Writer, prompt string) bool {
-	fmt.Fprint(out, prompt)
-	line, _ := bufio.NewReader(in).ReadString('\n')
-	a := strings.ToLower(strings.TrimSpace(line))
-	return a == "y" || a == "yes"
+// ask puts question, and takes y (yes) or n (no, or nothing); s shows the
+// files to review (the start of each), then asks again.
+func ask(in io.Reader, out io.Writer, question, project string, review []string) bool {
+	r := bufio.NewReader(in)
+	for {
+		if len(review) > 0 {
+			fmt.Fprint(out, question+" [y]es, [n]o, [s]how the files: ")
+		} else {
+			fmt.Fprint(out, question+" [y/N] ")
+		}
+		line, err := r.ReadString('\n')
+		switch a := strings.ToLower(strings.TrimSpace(line)); {
+		case a == "y" || a == "yes":
+			return true
+		case (a == "s" || a == "show") && len(review) > 0:
+			showFiles(out, project, review)
+		default:
+			return false
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
+// showLines is how much of each file ask shows.
+const showLines = 200
+
+// showFiles writes the start of each file, its control characters shown
+// escaped.
+func showFiles(out io.Writer, project string, files []string) {
+	for _, f := range files {
+		p := f
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(project, p)
+		}
+		fmt.Fprintf(out, "\n==> %s <==\n", safetext.Line(f))
+		data, err := trust.ReadFile(p, 1<<20)
+		if err != nil {
+			fmt.Fprintf(out, "(%v)\n", err)
+			continue
+		}
+		lines := strings.Split(string(data), "\n")
+		if len(lines) > showLines {
+			fmt.Fprintln(out, safetext.Text(strings.Join(lines[:showLines], "\n")))
+			fmt.Fprintf(out, "… %d more lines\n", len(lines)-showLines)
+			continue
+		}
+		fmt.Fprint(out, safetext.Text(string(data)))
+	}
+	fmt.Fprintln(out)
+}
+
+// reviewFiles are the files of items a person would review, each once,
+// and how many more are npm packages' (node_modules), which nobody reads.
+// An item's entries that are not a file (a note, a setting) are not counted.
+func reviewFiles(project string, items []trust.Item) (review []string, packaged int) {
+	seen := map[string]bool{}
+	for _, it := range items {
+		fs, _ := splitRuns(it.Runs)
+		for _, f := range fs {
+			p := f
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(project, p)
+			}
+			if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || seen[f] {
+				continue
+			}
+			seen[f] = true
+			if strings.Contains(filepath.ToSlash(f), "node_modules/") {
+				packaged++
+				continue
+			}
+			review = append(review, f)
+		}
+	}
+	return review, packaged
 }
 
 func orEmpty[T any](s []T) []T {

@@ -277,13 +277,13 @@ func TestTrustShowsTheGuardsItGivesUp(t *testing.T) {
 		"guards it declares now: none",
 		"claude-hooks .claude/settings.json (removed since it was trusted, or no longer loads)",
 		"! trusting this gives up the guard claude: sh .claude/hooks/check.sh (.claude/settings.json) (PreToolUse on Bash): the project no longer has it",
-		"Trust these 1 and let them run, giving up 2 guards marked ! above? [y/N]",
+		"Let 1 item (2 files to review) run? It can do what you can: run commands, read and change your files. Trusting it gives up 2 guards marked ! above. [y]es, [n]o, [s]how the files:",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("podcode trust does not say %q:\n%s", want, out)
 		}
 	}
-	if i, j := strings.Index(out, "! trusting this gives up"), strings.Index(out, "[y/N]"); i < 0 || i > j {
+	if i, j := strings.Index(out, "! trusting this gives up"), strings.Index(out, "[y]es, [n]o"); i < 0 || i > j {
 		t.Errorf("the guards given up are not shown before the question:\n%s", out)
 	}
 
@@ -305,5 +305,28 @@ func TestTrustShowsTheGuardsItGivesUp(t *testing.T) {
 	}
 	if out, _ := run(t, "trust"); !strings.Contains(out, "All of it is trusted.") {
 		t.Errorf("trust afterwards:\n%s", out)
+	}
+}
+
+// The question counts the files to review, and s shows them (escaped)
+// before asking again; no answer trusts nothing.
+func TestTrustShowsTheFilesToReview(t *testing.T) {
+	project(t, map[string]string{
+		".podcode/plugins/x.js": "export default { id: \"x\", server: () => ({}) } // \x1b[8mhidden\n",
+	})
+	out, _, err := runIn(t, strings.NewReader("s\nn\n"), "trust")
+	if err == nil {
+		t.Fatal("trusted without a yes")
+	}
+	for _, want := range []string{
+		"Let 1 item (1 file to review) run? It can do what you can: run commands, read and change your files. [y]es, [n]o, [s]how the files: ",
+		"==> .podcode/plugins/x.js <==\nexport default { id: \"x\", server: () => ({}) } // \\x1b[8mhidden\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("trust does not say %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "[s]how the files"); n != 2 {
+		t.Errorf("asked %d times, want twice (before and after showing)", n)
 	}
 }
