@@ -116,6 +116,7 @@ func TestExitStatuses(t *testing.T) {
 	podcodeRun(t, clean, "nope").want(t, "an unknown command", 2, nil, []string{`podcode: unknown command "nope" for "podcode"`})
 	podcodeRun(t, clean, "plugin", "list", "--bogus").want(t, "an unknown flag", 2, nil, []string{"unknown flag: --bogus"})
 	podcodeRun(t, clean, "--version").want(t, "--version", 0, []string{"podcode ", "(plugin runtime "}, nil)
+	podcodeRun(t, clean, "completion", "bash").want(t, "shell completion", 0, []string{"bash completion V2 for podcode"}, nil)
 	r = podcodeRun(t, clean, "version", "--json")
 	var v struct{ Version, Plugin_runtime string }
 	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil || r.code != 0 || v.Version == "" {

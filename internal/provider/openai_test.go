@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -197,4 +198,34 @@ func FuzzReadStream(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A provider that nothing listens for is said as such: which provider,
+// which endpoint, that it was retried, and what to check.
+func TestUnreachableProviderSaysWhatToCheck(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	cat := NewCatalog(&config.Config{Provider: map[string]config.Provider{"local": {
+		Options: map[string]any{"baseURL": "http://" + addr + "/v1", "maxRetries": 2.0},
+		Models:  map[string]config.Model{"m": {}},
+	}}})
+	m, err := cat.Lookup("local/m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var waits []time.Duration
+	o := &OpenAI{retrier: retrier{Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }}}
+	_, err = o.Stream(context.Background(), Request{Model: m, Messages: []chat.Message{{Role: chat.RoleUser, Text: "hi"}}}, func(Event) {})
+	var ne *NetError
+	if !errors.As(err, &ne) || len(waits) != 2 {
+		t.Fatalf("%v (retries waited %v)", err, waits)
+	}
+	want := "could not reach local at http://" + addr + "/v1 (retried 2 times): "
+	if !strings.Contains(err.Error(), want) || !strings.HasSuffix(err.Error(), "; check that it is running and that provider.local.options.baseURL is right") {
+		t.Errorf("the error: %v", err)
+	}
 }
