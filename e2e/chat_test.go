@@ -131,8 +131,8 @@ func TestTerminalChat(t *testing.T) {
 	// The call with the hooks that ran around it, in order, then its
 	// output and the model's answer.
 	if !regexp.MustCompile(`  \? bash echo hi: allowed\n✓ bash  echo hi\n(  │ .*\n)*` +
-		`  │ PreToolUse +config:permission +ask: the project's permission rule "bash" says ask +\d+ µs\n` +
-		`  │ tool\.execute\.before +audit +changed +\d+ µs\n` +
+		`  │ PreToolUse +config:permission +ask: the project's permission rule "bash" says ask +[\d.]+ (µs|ms|s)\n` +
+		`  │ tool\.execute\.before +audit +changed +[\d.]+ (µs|ms|s)\n` +
 		`  └ hi there\n +Tool bash returned: hi there\n`).MatchString(s) {
 		t.Errorf("the call and its hooks:\n%s", s)
 	}
