@@ -70,7 +70,7 @@ func TestExitStatuses(t *testing.T) {
 
 	r := podcodeRun(t, broken, "plugin", "list")
 	r.want(t, "plugin list with a plugin that did not load", 3,
-		[]string{"bad      -       failed: server() threw: Error: boom in server", "\nbad failed: server() threw: Error: boom in server\n    at server (",
+		[]string{"bad      config  failed: server() threw: Error: boom in server", "\nbad failed: server() threw: Error: boom in server\n    at server (",
 			`warning: plugin typo: "tool.before" is not a hook and is never called; did you mean "tool.execute.before"?`},
 		[]string{"podcode: 1 of 3 plugins did not load: bad\n"})
 	if regexp.MustCompile(`\\n\\tat|\\t`).MatchString(r.stdout) {
@@ -90,10 +90,19 @@ func TestExitStatuses(t *testing.T) {
 		len(p.Stack) != 1 || !strings.HasSuffix(p.Stack[0], "bad.js:1:51)") {
 		t.Errorf("the plugin that did not load: %+v", p)
 	}
+	// What the last line quotes of a plugin is escaped.
+	evil := apptest.Dir(t, apptest.Project{Files: map[string]string{
+		"evil.js": "export default { id: \"evil\\u001b[31mred\", server: () => { throw new Error(\"x\\u001b[2Jy\") } }",
+	}, Plugins: []string{"./evil.js"}})
+	r = podcodeRun(t, evil, "plugin", "list")
+	r.want(t, "plugin list of a plugin with an escape in its id", 3, nil, []string{`podcode: 1 of 1 plugins did not load: evil\x1b[31mred`})
+	if strings.ContainsRune(r.stdout+r.stderr, 0x1b) {
+		t.Errorf("an escape character reached the terminal:\n%q\n%q", r.stdout, r.stderr)
+	}
 	podcodeRun(t, broken, "plugin", "check").want(t, "plugin check of a broken project", 3,
 		[]string{"bad failed: server() threw", `did you mean "tool.execute.before"?`}, []string{"podcode: 2 problems in 3 plugins"})
 	podcodeRun(t, clean, "plugin", "check").want(t, "plugin check of a clean project", 0,
-		[]string{"ok: 1 plugins, 2 lifecycle handlers, 0 Claude Code commands, agents and skills; nothing to say"}, nil)
+		[]string{"ok: 1 plugin, 2 lifecycle handlers, 0 Claude Code commands, agents and skills; nothing to say"}, nil)
 	podcodeRun(t, clean, "plugin", "list").want(t, "plugin list of a clean project", 0, []string{"ok  config  running  tool.execute.before"}, nil)
 
 	podcodeRun(t, broken, "hook", "fire", "tool.execute.before", "--input", `{"toolID": "bash", "args": {"command": "ls"}}`).want(t,

@@ -630,8 +630,9 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 		runErr = t.store(ctx, user)
 	}
 	if runErr == nil && sess.Title == "" {
-		// A session no one named is named after its first prompt, as typed.
-		if err := a.Store.NameSession(ctx, sess.ID, chat.Title(req.Prompt)); err != nil {
+		// A session no one named is named after its first prompt, as
+		// typed, its secrets redacted as the message's are.
+		if err := a.Store.NameSession(ctx, sess.ID, chat.Title(a.App.Redact.String(req.Prompt))); err != nil {
 			a.App.Log.Warn("agent: naming a session after its first prompt failed", "session", sess.ID, "error", err.Error())
 		}
 	}

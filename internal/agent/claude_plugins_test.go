@@ -267,6 +267,14 @@ func TestSessionNamedAfterItsFirstPrompt(t *testing.T) {
 	if got := res.Session.Title; got != "fix the flaky test in the bus package, then run everything a…" {
 		t.Errorf("title %q", got)
 	}
+	// A secret in the first prompt is redacted in the title as in the
+	// message.
+	t.Setenv("GITHUB_TOKEN", "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB")
+	e2 := newEnv(t, apptest.Project{})
+	res, err = e2.turn(t, "deploy with ghp_0123456789abcdefghijklmnopqrstuvwxyzAB now")
+	if err != nil || strings.Contains(res.Session.Title, "ghp_") || !strings.Contains(res.Session.Title, "[redacted]") {
+		t.Errorf("a secret in the title: %v %q", err, res.Session.Title)
+	}
 	named, err := e.ag.NewSession(context.Background(), agent.SessionRequest{Channel: "cli", Title: "mine"})
 	if err != nil {
 		t.Fatal(err)

@@ -70,7 +70,7 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 		return errors.New("the chat needs a terminal; for one turn from a script, use podcode run")
 	}
 	if f.cont && f.session != "" {
-		return errors.New("--continue and --session each pick the session: give one")
+		return usageError(errors.New("--continue and --session each pick the session: give one"))
 	}
 	ctx, stop := signal.NotifyContext(cmdContext(cmd), syscall.SIGTERM)
 	defer stop()

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/safetext"
 	"github.com/podcode/podcode/internal/trust"
 	"github.com/podcode/podcode/internal/version"
 )
@@ -22,7 +23,8 @@ func Main(opts app.Options) {
 	}
 	bootOptions = opts
 	if err := newRoot().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "podcode:", err)
+		// The error may quote a plugin, a hook or a project's file.
+		fmt.Fprintln(os.Stderr, "podcode:", safetext.Text(err.Error()))
 		os.Exit(exitCode(err))
 	}
 }

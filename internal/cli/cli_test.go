@@ -31,7 +31,7 @@ const glob = `export default { id: "fast-glob", server: () => ({
 }) }`
 
 func TestPluginAndToolList(t *testing.T) {
-	project(t, map[string]string{
+	dir := project(t, map[string]string{
 		"podcode.json":                  `{"plugin": ["./plugins/glob.js", "./plugins/missing.js"]}`,
 		"plugins/glob.js":               glob,
 		".podcode/plugins/observer.mjs": `export default { id: "observer", server: () => ({}) }`,
@@ -58,7 +58,7 @@ func TestPluginAndToolList(t *testing.T) {
 		t.Errorf("warnings %q: the failure is its plugin's row", list.Warnings)
 	}
 	text, _ := run(t, "--trust-all", "plugin", "list")
-	if !strings.Contains(text, "fast-glob") || !strings.Contains(text, "./plugins/missing.js  -           failed: cannot load: no plugin file at ") {
+	if !strings.Contains(text, "fast-glob") || !strings.Contains(text, "./plugins/missing.js  config      failed: cannot load: no plugin file at ") || !strings.Contains(text, "named at "+filepath.Join(dir, "podcode.json")+":1") {
 		t.Errorf("plugin list:\n%s", text)
 	}
 

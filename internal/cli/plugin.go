@@ -96,7 +96,11 @@ func newPluginReport(a *app.App, logged []string) pluginReport {
 		if f.Error != "" {
 			status += ": " + f.Error
 		}
-		out.Plugins = append(out.Plugins, pluginInfo{ID: f.Plugin, Spec: f.Plugin, Path: f.Path, Hooks: []string{}, Tools: []string{},
+		path := f.Path
+		if path == "" {
+			path = "named at " + f.Where
+		}
+		out.Plugins = append(out.Plugins, pluginInfo{ID: f.Plugin, Source: f.Source, Spec: f.Plugin, Path: path, Hooks: []string{}, Tools: []string{},
 			Status: status, Stack: f.Stack})
 	}
 	return out
@@ -136,8 +140,8 @@ func newPluginListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the loaded plugins in pipeline order, every lifecycle handler, the project code that does not run, and the load warnings",
-		Long: `Lists the plugins in pipeline order (a plugin that did not load among them, with
-its error and where it threw), every lifecycle handler in dispatch order, the MCP
+		Long: `Lists the plugins in pipeline order (then those that did not load, with their
+error and where they threw), every lifecycle handler in dispatch order, the MCP
 servers, the Claude Code commands, agents and skills, the project code that does
 not run, and every warning of the boot. The exit status is 3 when a plugin did
 not load.`,
@@ -244,15 +248,21 @@ all the same (its other hooks run): the check is where the mistake shows.`,
 						n++
 					}
 				}
-				for _, warning := range out.Warnings {
-					fmt.Fprintln(w, "warning:", safetext.Line(warning))
+				for _, s := range out.Skipped {
+					fmt.Fprintf(w, "not checked: %s %s (%s): run `podcode trust` to load it\n", s.Kind, safetext.Line(s.Name), s.State)
 					n++
 				}
-				if n > 0 {
-					return problems("%d problems in %d plugins", n, len(out.Plugins))
+				for _, warning := range out.Warnings {
+					if !saidBySkipped(a, warning) {
+						fmt.Fprintln(w, "warning:", safetext.Line(warning))
+						n++
+					}
 				}
-				fmt.Fprintf(w, "ok: %d plugins, %d lifecycle handlers, %d Claude Code commands, agents and skills; nothing to say\n",
-					len(out.Plugins), len(out.Lifecycle), len(out.Claude))
+				if n > 0 {
+					return problems("%s in %s", plural(n, "problem"), plural(len(out.Plugins), "plugin"))
+				}
+				fmt.Fprintf(w, "ok: %s, %s, %d Claude Code commands, agents and skills; nothing to say\n",
+					plural(len(out.Plugins), "plugin"), plural(len(out.Lifecycle), "lifecycle handler"), len(out.Claude))
 				return nil
 			})
 		},

@@ -333,10 +333,10 @@ func printModelChoice(w io.Writer, a *app.App) {
 		return
 	}
 	if why := a.Models.DefaultWhy(); why != "" {
-		fmt.Fprintf(w, "model %s (%s; another: --model provider/model, or \"model\" in podcode.json; podcode models lists them)\n", m.Name(), why)
+		fmt.Fprintf(w, "model %s (%s; another: --model provider/model, or \"model\" in podcode.json; podcode models lists them)\n", safetext.Line(m.Name()), safetext.Line(why))
 	}
 	if err := m.MissingKey(); err != nil {
-		fmt.Fprintf(w, "warning: %v; until then its turns fail\n", err)
+		fmt.Fprintf(w, "warning: %s; until then its turns fail\n", safetext.Line(err.Error()))
 	}
 }
 
@@ -346,8 +346,12 @@ func printModelChoice(w io.Writer, a *app.App) {
 func failedCalls(msgs []chat.Message) error {
 	var calls, failed int
 	var first string
+	turn := false // the results before its prompt close an earlier turn's calls
 	for _, m := range msgs {
-		if m.Role != chat.RoleTool || m.Result == nil {
+		if m.Role == chat.RoleUser {
+			turn = true
+		}
+		if !turn || m.Role != chat.RoleTool || m.Result == nil {
 			continue
 		}
 		calls++

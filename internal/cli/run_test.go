@@ -13,6 +13,7 @@ import (
 
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/bus"
+	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/guard"
 )
 
@@ -211,5 +212,19 @@ func TestRunShowsPluginsThatNoLongerRunWhole(t *testing.T) {
 	}
 	if want := "plugin hangs: running; suspended after 3 timeouts in a row: tool.execute.before\n"; !strings.Contains(errOut.String(), want) {
 		t.Errorf("stderr:\n%s\nwant it to hold %q", errOut.String(), want)
+	}
+}
+
+// A turn's failed calls are its own: the results that close calls an
+// earlier turn left open (a node killed mid-call) come before its prompt.
+func TestFailedCallsAreTheTurns(t *testing.T) {
+	interrupted := chat.Message{Role: chat.RoleTool, Result: &chat.Result{Tool: "bash", IsError: true, Output: "the call was interrupted"}}
+	user := chat.Message{Role: chat.RoleUser, Text: "hello again"}
+	if err := failedCalls([]chat.Message{interrupted, user, {Role: chat.RoleAssistant, Text: "hi"}}); err != nil {
+		t.Errorf("an earlier turn's call counted: %v", err)
+	}
+	failed := chat.Message{Role: chat.RoleTool, Result: &chat.Result{Tool: "read", IsError: true, Output: "no such file\nmore"}}
+	if err := failedCalls([]chat.Message{interrupted, user, failed}); exitCode(err) != exitProblems || err.Error() != "the turn ended, but 1 of its 1 tool calls failed (read: no such file)" {
+		t.Errorf("its own failed call: %v", err)
 	}
 }

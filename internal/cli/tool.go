@@ -73,7 +73,7 @@ func newToolRunCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var toolArgs map[string]any
 			if err := json.Unmarshal([]byte(argsJSON), &toolArgs); err != nil {
-				return fmt.Errorf("--args: not a JSON object: %w", err)
+				return usageError(fmt.Errorf("--args: not a JSON object: %w", err))
 			}
 			return booted(cmd, func(a *app.App) error {
 				cwd, _ := os.Getwd()

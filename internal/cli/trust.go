@@ -113,10 +113,14 @@ names, or that run those files, are listed and trusted.`,
 					fmt.Fprintln(out, "\nAll of it is trusted.")
 					return nil
 				}
-				review, packaged := reviewFiles(a.Cwd, todo)
+				review, packaged, more := reviewFiles(a.Cwd, todo)
 				question := fmt.Sprintf("Let %s run? It can do what you can: run commands, read and change your files", plural(len(todo), "item"))
 				if n := len(review); n > 0 {
-					question = fmt.Sprintf("Let %s (%s to review", plural(len(todo), "item"), plural(n, "file"))
+					count := plural(n, "file")
+					if more {
+						count = "more than " + count // --files lists them all
+					}
+					question = fmt.Sprintf("Let %s (%s to review", plural(len(todo), "item"), count)
 					if packaged > 0 {
 						question += fmt.Sprintf(", and %s of npm packages", plural(packaged, "file"))
 					}
@@ -245,9 +249,9 @@ func showFiles(out io.Writer, project string, files []string) {
 			p = filepath.Join(project, p)
 		}
 		fmt.Fprintf(out, "\n==> %s <==\n", safetext.Line(f))
-		data, err := trust.ReadFile(p, 1<<20)
+		data, err := head(p, 256<<10)
 		if err != nil {
-			fmt.Fprintf(out, "(%v)\n", err)
+			fmt.Fprintf(out, "(%s)\n", safetext.Line(err.Error()))
 			continue
 		}
 		lines := strings.Split(string(data), "\n")
@@ -261,13 +265,27 @@ func showFiles(out io.Writer, project string, files []string) {
 	fmt.Fprintln(out)
 }
 
+// head is the first n bytes of the regular file p (opened as trust opens
+// files: never a FIFO or a device).
+func head(p string, n int64) ([]byte, error) {
+	f, err := trust.OpenRegular(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, n))
+}
+
 // reviewFiles are the files of items a person would review, each once,
 // and how many more are npm packages' (node_modules), which nobody reads.
 // An item's entries that are not a file (a note, a setting) are not counted.
-func reviewFiles(project string, items []trust.Item) (review []string, packaged int) {
+func reviewFiles(project string, items []trust.Item) (review []string, packaged int, more bool) {
 	seen := map[string]bool{}
 	for _, it := range items {
 		fs, _ := splitRuns(it.Runs)
+		for _, r := range it.Runs {
+			more = more || strings.HasPrefix(r, "... and ") // a folder past the names an item lists
+		}
 		for _, f := range fs {
 			p := f
 			if !filepath.IsAbs(p) {
@@ -284,7 +302,7 @@ func reviewFiles(project string, items []trust.Item) (review []string, packaged 
 			review = append(review, f)
 		}
 	}
-	return review, packaged
+	return review, packaged, more
 }
 
 func orEmpty[T any](s []T) []T {

@@ -428,3 +428,23 @@ export default { id: "bare", server: () => ({}), evil }`,
 	logs.Require(t, "WARN plugin: cannot load", "plugin=./pkg/p.js", "pkg/package.json: not a regular file")
 	logs.Require(t, "WARN plugin: cannot load", "plugin=./bare/p.js", "p.js:1:", "evil/package.json: not a regular file")
 }
+
+// A key of a Podcode plugin's hooks that is no hook is kept with the
+// closest valid one (for plugin list and check); an opencode-style
+// plugin's hooks, which the adapter maps, are none.
+func TestUnknownHookKeys(t *testing.T) {
+	a, _ := apptest.Boot(t, apptest.Project{Files: map[string]string{
+		"typo.js": `export default { id: "typo", server: () => ({ "tool.before": () => {}, "chat.params": (p) => p }) }`,
+		"oc.js":   `export default { id: "oc", server: () => ({ "tool.execute.before": async (input, output) => {}, event: async ({ event }) => {} }) }`,
+	}, Plugins: []string{"./typo.js", "./oc.js"}})
+	byID := map[string][]jsplugin.UnknownKey{}
+	for _, p := range a.Plugins.Plugins {
+		byID[p.ID] = p.UnknownKeys
+	}
+	if got := byID["typo"]; len(got) != 1 || got[0] != (jsplugin.UnknownKey{Key: "tool.before", Closest: "tool.execute.before"}) {
+		t.Errorf("typo: %+v", got)
+	}
+	if _, ok := byID["oc"]; !ok || len(byID["oc"]) != 0 {
+		t.Errorf("the opencode-style plugin: loaded %v, unknown keys %+v", ok, byID["oc"])
+	}
+}

@@ -157,6 +157,8 @@ func (l *loader) warn(msg string, attrs ...any) string {
 type Failure struct {
 	Plugin string   `json:"plugin"` // its id, or its spec before the id is known
 	Path   string   `json:"path,omitempty"`
+	Source string   `json:"source"` // FromConfig or FromDiscovered
+	Where  string   `json:"where"`  // where it is named or found: "podcode.json:3"
 	Reason string   `json:"reason"` // what failed: "server() threw", "import failed", ...
 	Error  string   `json:"error"`  // the error, on one line
 	Stack  []string `json:"stack,omitempty"`
@@ -169,12 +171,13 @@ type Failure struct {
 // the error, its "at …" lines the stack, so that the log line stays one
 // line that a person can read (the stack an attribute, frames joined by
 // " < ").
-func (l *loader) fail(msg, plugin, path, errText string, attrs ...any) {
+func (l *loader) fail(src source, msg, plugin, path, errText string, attrs ...any) {
 	first, stack := splitStack(errText)
 	a := []any{"plugin", plugin}
 	if path != "" {
 		a = append(a, "path", path)
 	}
+	a = append(a, "at", src.where)
 	a = append(a, attrs...)
 	if first != "" {
 		a = append(a, "error", first)
@@ -184,7 +187,8 @@ func (l *loader) fail(msg, plugin, path, errText string, attrs ...any) {
 	}
 	w := l.warn(msg, a...)
 	l.mu.Lock()
-	l.failed = append(l.failed, Failure{Plugin: plugin, Path: path, Reason: strings.TrimPrefix(msg, "plugin: "), Error: first, Stack: stack, Warning: w})
+	l.failed = append(l.failed, Failure{Plugin: plugin, Path: path, Source: src.from, Where: src.where,
+		Reason: strings.TrimPrefix(msg, "plugin: "), Error: first, Stack: stack, Warning: w})
 	l.mu.Unlock()
 }
 
@@ -324,7 +328,7 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 	}
 	// cannotLoad reports a failure of steps 2 and 3 before the runtime exists.
 	cannotLoad := func(err error, attrs ...any) *Plugin {
-		l.fail("plugin: cannot load", src.spec, "", err.Error(), append([]any{"at", src.where}, attrs...)...)
+		l.fail(src, "plugin: cannot load", src.spec, "", err.Error(), attrs...)
 		return nil
 	}
 	entry, err := src.resolve()
@@ -369,7 +373,7 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 	rt, err := jsrt.New(jsrt.Options{Name: src.spec, Logger: l.log, JobLimit: l.o.JobLimit, Env: l.o.Env, Cwd: l.o.Cwd, Exec: l.o.Exec,
 		MemoryLimit: int64(l.o.Config.PluginLimitsFor(src.project).MemoryMB) << 20, OnStop: p.stopped})
 	if err != nil {
-		l.fail("plugin: cannot load", src.spec, "", err.Error())
+		l.fail(src, "plugin: cannot load", src.spec, entry, err.Error())
 		return nil
 	}
 	p.rt = rt
@@ -448,13 +452,13 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 	})
 	switch {
 	case errors.Is(err, errNoDefault):
-		l.fail("plugin: module has no valid default export {id, server}", src.spec, entry, "")
+		l.fail(src, "plugin: module has no valid default export {id, server}", src.spec, entry, "")
 		return nil
 	case errors.Is(err, context.DeadlineExceeded):
-		l.fail("plugin: importing did not finish within the boot deadline; skipped", src.spec, "", "", "deadline", l.o.BootTimeout.String())
+		l.fail(src, "plugin: importing did not finish within the boot deadline; skipped", src.spec, entry, "", "deadline", l.o.BootTimeout.String())
 		return nil
 	case err != nil:
-		l.fail("plugin: import failed", src.spec, entry, err.Error())
+		l.fail(src, "plugin: import failed", src.spec, entry, err.Error())
 		return nil
 	}
 	rt.SetName(p.ID)
@@ -508,7 +512,9 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 		if len(unsupported) > 0 {
 			l.warn("plugin: opencode hooks Podcode does not have; they are never called", "plugin", p.ID, "hooks", strings.Join(unsupported, ", "))
 		}
-		if obj, ok := v.(*goja.Object); ok && !ocModule && !ocMarked {
+		// Keys are checked on a Podcode plugin's own hooks, not on an
+		// opencode plugin's, which the adapter made into hooks.
+		if obj, ok := v.(*goja.Object); ok && !ocModule && !ocMarked && hooks.SameAs(v) {
 			p.UnknownKeys = unknownKeys(obj)
 		}
 		p.collectHooks(vm, hooks)
@@ -517,13 +523,13 @@ func (l *loader) load(ctx context.Context, src source) *Plugin {
 	var thrown *jsrt.ThrowError
 	switch {
 	case errors.As(err, &thrown):
-		l.fail("plugin: server() threw", p.ID, entry, thrown.Message)
+		l.fail(src, "plugin: server() threw", p.ID, entry, thrown.Message)
 		return nil
 	case errors.Is(err, context.DeadlineExceeded):
-		l.fail("plugin: server() did not settle within the boot deadline; skipped", p.ID, entry, "", "deadline", l.o.BootTimeout.String())
+		l.fail(src, "plugin: server() did not settle within the boot deadline; skipped", p.ID, entry, "", "deadline", l.o.BootTimeout.String())
 		return nil
 	case err != nil:
-		l.fail("plugin: server() threw", p.ID, entry, err.Error())
+		l.fail(src, "plugin: server() threw", p.ID, entry, err.Error())
 		return nil
 	}
 
@@ -590,8 +596,6 @@ func defaultExport(vm *goja.Runtime, exports goja.Value) *goja.Object {
 	return obj
 }
 
-// collectHooks keeps the hook functions server() returned (SPEC P10): keys
-// match by exact string, unknown keys are ignored without a warning.
 // unknownKeys are the keys of server()'s result that are neither a hook
 // nor "lifecycle", each with the closest valid key. They load silently
 // (SPEC P10); plugin list and plugin check show them.
@@ -606,6 +610,8 @@ func unknownKeys(obj *goja.Object) []UnknownKey {
 	return out
 }
 
+// collectHooks keeps the hook functions server() returned (SPEC P10): keys
+// match by exact string, unknown keys are ignored without a warning.
 func (p *Plugin) collectHooks(vm *goja.Runtime, v goja.Value) {
 	p.fns = map[string]goja.Callable{}
 	obj, ok := v.(*goja.Object)
