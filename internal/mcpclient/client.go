@@ -60,6 +60,11 @@ const (
 	// each server's start (connecting, listing its tools) unless its
 	// timeout says otherwise.
 	DefaultStartTimeout = 5 * time.Second
+	// resumeRetries bounds how often a streamable-HTTP stream the server
+	// closed mid-call (or a standalone stream) is resumed with
+	// Last-Event-ID, after the server's retry: delay or a backoff from 1 s;
+	// past them the session ends and the server restarts as any broken one.
+	resumeRetries = 3
 	// DefaultCallTimeout bounds a call unless the server's timeout says
 	// otherwise (the user's tools.plugin_timeout_ms replaces it).
 	DefaultCallTimeout = 2 * time.Minute
@@ -339,12 +344,12 @@ func (s *Server) connect(life context.Context) (*conn, error) {
 	case Remote:
 		// Streamable HTTP first, then SSE for an older server (opencode's
 		// order for "remote").
-		if c.session, err = client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: s.httpClient(), MaxRetries: -1}, nil); err != nil {
+		if c.session, err = client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: s.httpClient(), MaxRetries: resumeRetries}, nil); err != nil {
 			s.log.Info("mcp: streamable HTTP refused; trying SSE", "error", err.Error())
 			c.session, err = client.Connect(ctx, &sdk.SSEClientTransport{Endpoint: s.spec.URL, HTTPClient: s.httpClient()}, nil)
 		}
 	case HTTP:
-		c.session, err = client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: s.httpClient(), MaxRetries: -1}, nil)
+		c.session, err = client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: s.httpClient(), MaxRetries: resumeRetries}, nil)
 	case SSE:
 		c.session, err = client.Connect(ctx, &sdk.SSEClientTransport{Endpoint: s.spec.URL, HTTPClient: s.httpClient()}, nil)
 	default:
