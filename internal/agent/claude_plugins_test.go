@@ -193,7 +193,7 @@ func TestClaudePluginSkill(t *testing.T) {
 	}
 	want := "Base directory for this skill: " + filepath.Join(publishedPlugin(t, "frontend-design"), "skills", "frontend-design") + "\n\n# Frontend Design"
 	if !strings.Contains(res.Text, want) || strings.Contains(res.Text, "description: Guidance") {
-		t.Errorf("the skill read: %q", clip(res.Text, 300))
+		t.Errorf("the skill read: %q", chat.Shorten(res.Text, 300))
 	}
 	if got := e.rec.events(); !strings.Contains(got, "PreToolUse:skill") {
 		t.Errorf("the skill's read passed no hook: %s", got)
@@ -231,13 +231,6 @@ func TestClaudePluginMCPServer(t *testing.T) {
 	if !strings.Contains(res.Text, "returned:\nEcho: hello there") {
 		t.Errorf("the command's MCP call answered %q", res.Text)
 	}
-}
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }
 
 // A slash command is the person's: a sub-agent's prompt, which the model

@@ -180,7 +180,7 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 	for _, w := range a.Models.Warnings {
 		log.Warn("config: " + w)
 	}
-	if a.DataDir, err = dataDir(cwd, o.DataDir); err != nil {
+	if a.DataDir, err = DataDir(cwd, o.DataDir); err != nil {
 		return nil, err
 	}
 	ws, err := a.Workspace(0)

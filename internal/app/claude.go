@@ -39,6 +39,9 @@ type namedSettings struct {
 type claudeFound struct {
 	dir, key, by string
 	project      bool // came with the project: runs once trusted
+	// manifest is its plugin.json, read once; nil when it cannot be read
+	// (said when its hooks load).
+	manifest *claudehooks.Plugin
 }
 
 // readClaude reads the user's Claude Code settings (in dir, "" for none)
@@ -101,6 +104,9 @@ func (a *App) readClaude(dir string, named []manifest.Found) *claudeFiles {
 	for _, f := range named {
 		cf.plugins = append(cf.plugins, claudeFound{dir: f.Dir, by: config.FileName, project: f.Project})
 	}
+	for i := range cf.plugins {
+		cf.plugins[i].manifest, _, _ = claudehooks.ReadPlugin(cf.plugins[i].dir, cf.plugins[i].key)
+	}
 	return cf
 }
 
@@ -108,9 +114,9 @@ func (a *App) readClaude(dir string, named []manifest.Found) *claudeFiles {
 // (mcpclient.PluginSpecs); a plugin whose manifest cannot be read has none.
 func (cf *claudeFiles) mcpSpecs() (specs []mcpclient.Spec, warnings []string) {
 	for _, f := range cf.plugins {
-		p, _, err := claudehooks.ReadPlugin(f.dir, f.key)
-		if err != nil {
-			continue // said when its hooks load
+		p := f.manifest
+		if p == nil {
+			continue
 		}
 		s, w := mcpclient.PluginSpecs(p.Dir, p.Name, f.project)
 		specs, warnings = append(specs, s...), append(warnings, w...)
@@ -149,9 +155,9 @@ func loadClaudeContent(a *App, cf *claudeFiles) {
 		}
 	}
 	for _, f := range cf.plugins {
-		p, _, err := claudehooks.ReadPlugin(f.dir, f.key)
-		if err != nil || !has(p.Dir) {
-			continue // a manifest that cannot be read is said when its hooks load
+		p := f.manifest
+		if p == nil || !has(p.Dir) {
+			continue
 		}
 		src := &claudecode.Source{Root: p.Dir, Plugin: p.Name, Label: "plugin " + p.Key}
 		if f.project {

@@ -10,9 +10,10 @@ import (
 	"github.com/podcode/podcode/internal/tool"
 )
 
-// dataDir is the data directory: dir made absolute, or the user's data
-// folder's directory for the project at cwd.
-func dataDir(cwd, dir string) (string, error) {
+// DataDir is the data directory Boot uses for Options.DataDir dir: dir
+// made absolute, or the user's data folder's directory for the project at
+// cwd (for a command that writes there before booting).
+func DataDir(cwd, dir string) (string, error) {
 	if dir == "" {
 		return store.DataDir(cwd)
 	}

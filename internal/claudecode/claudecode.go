@@ -28,6 +28,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/claudehooks"
 	"github.com/podcode/podcode/internal/tool"
 	"github.com/podcode/podcode/internal/trust"
@@ -307,7 +308,7 @@ func put[T any](m map[string]T, src *Source, name string, v T, kind, file string
 func firstLine(body string) string {
 	for _, l := range strings.Split(body, "\n") {
 		if l = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "#")); l != "" {
-			return clip(l, 100)
+			return chat.Shorten(l, 100)
 		}
 	}
 	return ""

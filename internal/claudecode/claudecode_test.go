@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/tool"
 )
 
@@ -56,7 +57,7 @@ func TestLoadPublishedPlugins(t *testing.T) {
 		t.Errorf("commit: %q %q", commit.Description, commit.AllowedTools)
 	}
 	if commit.Line != 5 || !strings.HasPrefix(commit.Body, "\n## Context") {
-		t.Errorf("commit's body begins on line %d: %q", commit.Line, clip(commit.Body, 40))
+		t.Errorf("commit's body begins on line %d: %q", commit.Line, chat.Shorten(commit.Body, 40))
 	}
 	ex, _ := c.Command("example-command")
 	if ex.ArgumentHint != "<required-arg> [optional-arg]" || !slices.Equal(ex.AllowedTools, []string{"Read", "Glob", "Grep", "Bash"}) {
@@ -71,7 +72,7 @@ func TestLoadPublishedPlugins(t *testing.T) {
 	explorer, _ := c.Agent("feature-dev:code-explorer")
 	if explorer.Model != "sonnet" || !slices.Contains(explorer.Tools, "Grep") || slices.Contains(explorer.Tools, "Bash") ||
 		!strings.HasPrefix(explorer.Prompt, "You are an expert code analyst") {
-		t.Errorf("code-explorer: model %q tools %q prompt %q", explorer.Model, explorer.Tools, clip(explorer.Prompt, 40))
+		t.Errorf("code-explorer: model %q tools %q prompt %q", explorer.Model, explorer.Tools, chat.Shorten(explorer.Prompt, 40))
 	}
 	if got := listedNames(c.Skills()); !slices.Equal(got, []string{"example-command", "example-skill", "frontend-design"}) {
 		t.Errorf("skills %q", got)
@@ -79,7 +80,7 @@ func TestLoadPublishedPlugins(t *testing.T) {
 	fd, _ := c.Skill("frontend-design")
 	body, err := fd.Body()
 	if err != nil || !strings.HasPrefix(strings.TrimSpace(body), "# Frontend Design") {
-		t.Errorf("frontend-design's body: %v %q", err, clip(body, 40))
+		t.Errorf("frontend-design's body: %v %q", err, chat.Shorten(body, 40))
 	}
 	if _, err := c.Command("nope"); !errors.Is(err, ErrUnknown) {
 		t.Errorf("an unknown command: %v", err)

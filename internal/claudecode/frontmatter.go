@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/podcode/podcode/internal/chat"
 )
 
 // meta is a Markdown file's frontmatter: its keys' values, and the line of
@@ -116,7 +118,7 @@ func (m *meta) decodeLines(front string) error {
 		k, v, ok := strings.Cut(line, ":")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" || strings.ContainsAny(k, " \t") {
-			return fmt.Errorf("%s:%d: the frontmatter line %q is not \"key: value\"", m.file, n, clip(line, 60))
+			return fmt.Errorf("%s:%d: the frontmatter line %q is not \"key: value\"", m.file, n, chat.Shorten(line, 60))
 		}
 		v = strings.TrimSpace(v)
 		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
@@ -222,11 +224,4 @@ func splitNames(s string) []string {
 		out = append(out, p)
 	}
 	return out
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/podcode/podcode/internal/app"
 	"github.com/podcode/podcode/internal/server"
-	"github.com/podcode/podcode/internal/store"
 	"github.com/podcode/podcode/internal/tui"
 )
 
@@ -84,11 +83,9 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 	if err != nil {
 		return err
 	}
-	dir := f.data
-	if dir == "" {
-		if dir, err = store.DataDir(cwd); err != nil {
-			return err
-		}
+	dir, err := app.DataDir(cwd, f.data)
+	if err != nil {
+		return err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err

@@ -349,6 +349,18 @@ func stage(t *testing.T, ctx context.Context, what string, actions ...chromedp.A
 	}
 }
 
+// signIn opens the page at url and gives it the token, until its event
+// stream is live.
+func signIn(url string) []chromedp.Action[chromedp.Void] {
+	return []chromedp.Action[chromedp.Void]{
+		chromedp.Navigate(url + "/"),
+		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), testToken),
+		chromedp.Click(chromedp.CSS("#token-form button")),
+		chromedp.WaitVisible(chromedp.Search(`//p[@id="live" and text()="live"]`)),
+	}
+}
+
 // texts is the text of every element selector matches, in order.
 func texts(t *testing.T, ctx context.Context, selector string) []string {
 	t.Helper()
@@ -420,12 +432,7 @@ func TestPageShowsWhatTurnsCost(t *testing.T) {
 	ctx := browser(t)
 	console := watchConsole(ctx)
 
-	stage(t, ctx, "the token opens the page",
-		chromedp.Navigate(srv.URL+"/"),
-		chromedp.WaitVisible(chromedp.ID("token")),
-		chromedp.SendKeys(chromedp.ID("token"), testToken),
-		chromedp.Click(chromedp.CSS("#token-form button")),
-		chromedp.WaitVisible(chromedp.Search(`//p[@id="live" and text()="live"]`)))
+	stage(t, ctx, "the token opens the page", signIn(srv.URL)...)
 	stage(t, ctx, "a new session opens",
 		chromedp.SendKeys(chromedp.ID("new-title"), "what it costs"),
 		chromedp.Click(chromedp.CSS("#new-session button")),
@@ -603,12 +610,8 @@ func TestPageOffersSlashCommands(t *testing.T) {
 	}})
 	ctx := browser(t)
 	console := watchConsole(ctx)
-	stage(t, ctx, "the page opens a session",
-		chromedp.Navigate(srv.URL+"/"),
-		chromedp.WaitVisible(chromedp.ID("token")),
-		chromedp.SendKeys(chromedp.ID("token"), testToken),
-		chromedp.Click(chromedp.CSS("#token-form button")),
-		chromedp.WaitVisible(chromedp.ID("new-session")),
+	stage(t, ctx, "the token opens the page", signIn(srv.URL)...)
+	stage(t, ctx, "a new session opens",
 		chromedp.Click(chromedp.CSS("#new-session button")),
 		chromedp.WaitVisible(chromedp.ID("view-session")))
 	stage(t, ctx, "typing / lists the commands",
