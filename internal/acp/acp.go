@@ -249,15 +249,15 @@ func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 // and an editor drops an update of a session it does not know yet. A
 // prompt "/<name> <args>" runs one (agent.Run expands it).
 func (s *Server) announceCommands(ctx context.Context, sessionID string) {
-	cmds := s.agent.App.Claude.Commands()
+	cmds := s.agent.App.Commands()
 	if len(cmds) == 0 {
 		return
 	}
 	list := make([]sdk.AvailableCommand, 0, len(cmds))
 	for _, c := range cmds {
-		ac := sdk.AvailableCommand{Name: c.Name, Description: c.Value.Description}
-		if c.Value.ArgumentHint != "" {
-			ac.Input = &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: c.Value.ArgumentHint}}
+		ac := sdk.AvailableCommand{Name: c.Name, Description: c.Description}
+		if c.ArgumentHint != "" {
+			ac.Input = &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: c.ArgumentHint}}
 		}
 		list = append(list, ac)
 	}
@@ -473,10 +473,11 @@ func (s *Server) startMCP(ctx context.Context, servers []sdk.McpServer) error {
 	if len(specs) == 0 {
 		return nil
 	}
-	o := mcpclient.Options{Cwd: s.app.Cwd, Log: s.log, Tools: s.app.Tools}
+	o := mcpclient.Options{Cwd: s.app.Cwd, Log: s.log, Tools: s.app.Tools, Ask: s.app.AskMCP, Sample: s.app.SampleMCP}
 	if ms := s.app.Config.Tools.PluginTimeoutMs; ms > 0 {
 		o.CallTimeout = time.Duration(ms) * time.Millisecond
 	}
+	o.Hub = s.app.MCPHub // the agent finds the editor's servers' prompts and resources there
 	set := mcpclient.Start(ctx, specs, o)
 	s.mu.Lock()
 	s.mcp = append(s.mcp, set)

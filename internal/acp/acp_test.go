@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -844,5 +845,40 @@ func TestSlashCommandsAreAnnounced(t *testing.T) {
 	e.cl.waitFor("the command's answer", func(n sdk.SessionNotification) bool {
 		u := n.Update.AgentMessageChunk
 		return u != nil && u.Content.Text != nil && strings.Contains(u.Content.Text.Text, "You said: Hello editor")
+	})
+}
+
+// The prompts of the editor's MCP servers are slash commands too: each
+// announced as /mcp__<server>__<prompt> with its arguments, and a prompt
+// runs one.
+func TestEditorsMCPPromptsAreAnnounced(t *testing.T) {
+	everything, err := filepath.Abs(filepath.Join("..", "mcpclient", "testdata", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(everything); err != nil {
+		t.Fatalf("the MCP test servers are not installed (scripts/test runs npm ci in internal/mcpclient/testdata): %v", err)
+	}
+	e := serve(t, apptest.Project{}, sdk.ClientCapabilities{})
+	server := sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: "everything", Command: "node", Args: []string{everything, "stdio"}, Env: []sdk.EnvVariable{}}}
+	id := e.newSession(t, server)
+	var got []sdk.AvailableCommand
+	e.cl.waitFor("available_commands_update", func(n sdk.SessionNotification) bool {
+		if u := n.Update.AvailableCommandsUpdate; u != nil && string(n.SessionId) == id {
+			got = u.AvailableCommands
+			return true
+		}
+		return false
+	})
+	i := slices.IndexFunc(got, func(c sdk.AvailableCommand) bool { return c.Name == "mcp__everything__args-prompt" })
+	if i < 0 || got[i].Input == nil || got[i].Input.Unstructured == nil || got[i].Input.Unstructured.Hint != "<city> [state]" {
+		t.Fatalf("commands announced: %+v", got)
+	}
+	if _, err := e.prompt(t, id, "/mcp__everything__args-prompt Paris"); err != nil {
+		t.Fatal(err)
+	}
+	e.cl.waitFor("the prompt's answer", func(n sdk.SessionNotification) bool {
+		u := n.Update.AgentMessageChunk
+		return u != nil && u.Content.Text != nil && strings.Contains(u.Content.Text.Text, "What's weather in Paris?")
 	})
 }

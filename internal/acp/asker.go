@@ -7,6 +7,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/guard"
 	"github.com/podcode/podcode/internal/store"
 )
@@ -26,6 +27,11 @@ var _ guard.Asker = (*Server)(nil)
 // the call; reject once refuses it; an error or a cancelled outcome
 // refuses it too, saying why, as every unanswered question is.
 func (s *Server) Ask(ctx context.Context, q guard.Question) (bool, error) {
+	return s.ask(ctx, q, "Allow", "Reject")
+}
+
+// ask is Ask with the options' names.
+func (s *Server) ask(ctx context.Context, q guard.Question, allowName, rejectName string) (bool, error) {
 	sess, sub := s.owner(ctx, q.SessionID)
 	if sess == nil {
 		return false, fmt.Errorf("%w (session %s is not one of the editor's)", guard.ErrNobodyToAsk, q.SessionID)
@@ -44,6 +50,9 @@ func (s *Server) Ask(ctx context.Context, q guard.Question) (bool, error) {
 		}
 		s.update(sess.id, sdk.StartToolCall(sdk.ToolCallId(q.ID), title, sdk.WithStartKind(sdk.ToolKindOther), sdk.WithStartStatus(sdk.ToolCallStatusPending)))
 		call = sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(q.ID), Title: sdk.Ptr(title)}
+	case q.Form != nil && tc != nil: // an MCP server's form, during the call the client knows
+		call = sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(tc.id), Title: sdk.Ptr(q.Form.Server + " asks: " + chat.Shorten(q.Form.Message, 200)),
+			RawInput: q.Args, Content: []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(q.Reason))}}
 	case tc != nil && !sub:
 		call = sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(tc.id), Title: sdk.Ptr(tc.title), Kind: sdk.Ptr(tc.kind),
 			Locations: tc.where, RawInput: q.Args, Content: preview(tc.tool, q.Args, tc.where)}
@@ -60,8 +69,8 @@ func (s *Server) Ask(ctx context.Context, q guard.Question) (bool, error) {
 	log.Info("acp: asking the editor for permission", "reason", q.Reason)
 	resp, err := s.peer().RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(sess.id), ToolCall: call,
 		Options: []sdk.PermissionOption{
-			{Kind: sdk.PermissionOptionKindAllowOnce, Name: "Allow", OptionId: optionAllow},
-			{Kind: sdk.PermissionOptionKindRejectOnce, Name: "Reject", OptionId: optionReject},
+			{Kind: sdk.PermissionOptionKindAllowOnce, Name: allowName, OptionId: optionAllow},
+			{Kind: sdk.PermissionOptionKindRejectOnce, Name: rejectName, OptionId: optionReject},
 		}})
 	ok := false
 	switch {
@@ -72,7 +81,7 @@ func (s *Server) Ask(ctx context.Context, q guard.Question) (bool, error) {
 	case resp.Outcome.Selected != nil:
 		ok = resp.Outcome.Selected.OptionId == optionAllow
 	default:
-		err = fmt.Errorf("%w (the editor cancelled the question)", guard.ErrNobodyToAsk)
+		err = fmt.Errorf("%w (%w)", guard.ErrNobodyToAsk, errCancelled)
 	}
 	if ownCall != "" { // the question's own call ends with its answer
 		status := sdk.ToolCallStatusCompleted
@@ -87,6 +96,43 @@ func (s *Server) Ask(ctx context.Context, q guard.Question) (bool, error) {
 	}
 	log.Info("acp: answered", "allowed", ok)
 	return ok, nil
+}
+
+// errCancelled is a question the editor cancelled (its outcome
+// "cancelled", as when the prompt turn is cancelled).
+var errCancelled = errors.New("the editor cancelled the question")
+
+var _ guard.FormAsker = (*Server)(nil)
+
+// AskForm implements guard.FormAsker for an MCP server's form
+// (elicitation): session/request_permission can only pick an option, so
+// the options are "Accept with the defaults" (the form's defaults, shown
+// as the call's raw input, are the answer) and "Decline"; a cancelled
+// question is Cancel. A form with a required field that has no default
+// cannot be answered so: it is declined without asking.
+func (s *Server) AskForm(ctx context.Context, q guard.Question) (guard.Answer, error) {
+	if q.Form == nil {
+		ok, err := s.Ask(ctx, q)
+		if ok {
+			return guard.Answer{Action: guard.Accept}, err
+		}
+		return guard.Answer{Action: guard.Decline}, err
+	}
+	if missing := q.Form.Unfilled(); len(missing) > 0 {
+		s.log.Info("acp: an MCP server's form needs values without defaults, which the editor cannot be asked for: declined",
+			"session", q.SessionID, "server", q.Form.Server, "fields", missing)
+		return guard.Answer{Action: guard.Decline}, nil
+	}
+	ok, err := s.ask(ctx, q, "Accept with the defaults", "Decline")
+	switch {
+	case errors.Is(err, errCancelled):
+		return guard.Answer{Action: guard.Cancel}, nil
+	case err != nil:
+		return guard.Answer{}, err
+	case ok:
+		return guard.Answer{Action: guard.Accept, Content: q.Form.Defaults()}, nil
+	}
+	return guard.Answer{Action: guard.Decline}, nil
 }
 
 // owner is the session of the connection a question of session id belongs

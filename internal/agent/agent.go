@@ -9,10 +9,14 @@
 //     *PromptRejected. ask puts the question to the user (refused when
 //     nobody can answer). defer and allow go on.
 //  2. A prompt that invokes a slash command ("/name args": the commands of
-//     Claude Code's layout, App.Claude) becomes the command's text: its
+//     Claude Code's layout, App.Claude, then the MCP servers' prompts,
+//     /mcp__<server>__<prompt>) becomes the command's text: its
 //     "!`command`" lines run as bash calls and its "@path" files are read,
-//     each through every hook and the guard (commands.go). The user
-//     message is stored; the session is marked running.
+//     each through every hook and the guard; a prompt's text is the MCP
+//     server's (prompts/get). Another prompt's @server:uri mentions of MCP
+//     resources are read by the mcp_read_resource tool, through every
+//     hook and the guard too (commands.go). The user message is stored;
+//     the session is marked running.
 //  3. A step: when the history nears the model's context limit, older
 //     messages are compacted into a summary between PreCompact (deny skips
 //     it this time) and PostCompact. Then chat.params (SPEC H12–H15) and the
@@ -116,6 +120,7 @@ func New(a *app.App, st *store.Store) *Agent {
 	if ag.MaxSteps <= 0 {
 		ag.MaxSteps = DefaultMaxSteps
 	}
+	a.SetMCPSampler(ag.sampleMCP)
 	if def, ok := a.Tools.Get("task"); ok && def.Source == tool.Builtin {
 		def.Execute = ag.task
 		def.Description = taskDescription(def.Description, a.Claude)
@@ -235,7 +240,7 @@ func (a *Agent) NewSession(ctx context.Context, r SessionRequest) (store.Session
 		return store.Session{}, err
 	}
 	hooks := []any{}
-	for _, h := range lifecycleRuns(rep) {
+	for _, h := range pipeline.LifecycleRuns(rep) {
 		hooks = append(hooks, toData(h))
 	}
 	a.App.Bus.PublishFor(sess.Tenant, EventSessionCreated, map[string]any{"session": toData(sess), "hooks": hooks})
@@ -600,12 +605,12 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 			return nil, err
 		}
 	}
-	// A slash command is the person's: a sub-agent's prompt, which the
-	// model wrote, is sent as written.
-	var cmd *claudecode.Command
-	var cmdArgs string
-	if ctx.Value(depthKey{}) == nil {
-		if cmd, cmdArgs, err = t.command(); err != nil {
+	// A slash command, and an @server:uri mention, is the person's: a
+	// sub-agent's prompt, which the model wrote, is sent as written.
+	var cmd *slashCommand
+	person := ctx.Value(depthKey{}) == nil
+	if person {
+		if cmd, err = t.command(); err != nil {
 			return nil, err
 		}
 	}
@@ -619,11 +624,11 @@ func (a *Agent) Run(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 		return nil, err
 	}
 	a.App.Bus.PublishFor(sess.Tenant, EventTurnStarted, map[string]any{"sessionID": sess.ID})
-	user := &chat.Message{Role: chat.RoleUser, Text: req.Prompt, Hooks: lifecycleRuns(rep)}
+	user := &chat.Message{Role: chat.RoleUser, Text: req.Prompt, Hooks: pipeline.LifecycleRuns(rep)}
 	var runErr error
-	if cmd != nil {
+	if person {
 		var runs []chat.HookRun
-		user.Text, runs, runErr = t.expand(ctx, cmd, cmdArgs)
+		user.Text, runs, runErr = t.expand(ctx, cmd)
 		user.Hooks = append(user.Hooks, runs...)
 	}
 	if runErr == nil {
@@ -737,7 +742,7 @@ func (t *turn) loop(ctx context.Context) error {
 		if rep.Result.Decision != plugin.DecisionDeny || continuations >= maxContinuations {
 			if n := len(t.out.Messages); n > 0 {
 				last := &t.out.Messages[n-1]
-				last.Hooks = append(last.Hooks, lifecycleRuns(rep)...)
+				last.Hooks = append(last.Hooks, pipeline.LifecycleRuns(rep)...)
 				t.update(ctx, last)
 			}
 			return nil
@@ -751,7 +756,7 @@ func (t *turn) loop(ctx context.Context) error {
 		if msg == "" {
 			msg = "Continue."
 		}
-		if err := t.store(ctx, &chat.Message{Role: chat.RoleUser, Text: msg, Hooks: lifecycleRuns(rep)}); err != nil {
+		if err := t.store(ctx, &chat.Message{Role: chat.RoleUser, Text: msg, Hooks: pipeline.LifecycleRuns(rep)}); err != nil {
 			return err
 		}
 	}
@@ -787,14 +792,13 @@ func (t *turn) call(ctx context.Context, force bool) ([]chat.ToolCall, error) {
 	if err != nil {
 		return nil, err
 	}
-	params, steps := t.a.App.Runner.ChatParams(t.ctx(ctx), pipeline.ChatInput{SessionID: t.sess.ID, Agent: t.req.Agent, Model: t.model, Specified: t.req.Specified})
 	// Paired: a history an older Podcode left with an unanswered call
 	// further back is still one the provider accepts.
 	system := t.a.App.Config.Agent.System
 	if t.req.System != "" {
 		system = strings.TrimSpace(system + "\n\n" + t.req.System)
 	}
-	req := provider.Request{Model: t.model, Params: params, System: system, Messages: chat.Paired(history), Tools: t.toolSpecs(),
+	req := provider.Request{System: system, Messages: chat.Paired(history), Tools: t.toolSpecs(),
 		Channel: t.scope.Channel, SessionID: t.sess.ID}
 	// The text is redacted as it streams, once, for every reader of the
 	// turn's progress (an editor, the CLI, /events), as the stored message
@@ -806,14 +810,14 @@ func (t *turn) call(ctx context.Context, force bool) ([]chat.ToolCall, error) {
 			t.a.App.Bus.PublishFor(t.sess.Tenant, EventTextDelta, map[string]any{"sessionID": t.sess.ID, "text": text})
 		}
 	}
-	res, err := t.prov.Stream(ctx, req, func(e provider.Event) {
+	in := pipeline.ChatInput{SessionID: t.sess.ID, Agent: t.req.Agent, Model: t.model, Specified: t.req.Specified}
+	res, steps, err := t.a.modelCall(t.ctx(ctx), t.prov, in, req, func(e provider.Event) {
 		if e.TextDelta != "" {
 			send(redacted.Next(e.TextDelta))
 		}
 	})
 	send(redacted.Rest())
-	res.Usage.Cost = t.model.Cost(res.Usage)
-	msg := &chat.Message{Role: chat.RoleAssistant, Text: res.Text, ToolCalls: res.ToolCalls, Usage: &res.Usage, Hooks: pipelineRuns(steps),
+	msg := &chat.Message{Role: chat.RoleAssistant, Text: res.Text, ToolCalls: res.ToolCalls, Usage: &res.Usage, Hooks: pipeline.StepRuns(steps),
 		Model: t.model.Name(), Reasoning: res.Reasoning}
 	if err != nil && errors.Is(err, provider.ErrContextOverflow) && !force && res.Text == "" {
 		return nil, fmt.Errorf("model %s: %w", t.model.Name(), err)
@@ -840,6 +844,24 @@ func (t *turn) call(ctx context.Context, force bool) ([]chat.ToolCall, error) {
 		t.out.Text = msg.Text // redacted when it was stored, as the text streamed was
 	}
 	return res.ToolCalls, nil
+}
+
+// modelCall is one model call as a turn makes it: chat.params, in ctx's
+// scope, decides the request's params (with Podcode's defaults after it,
+// pipeline.Finalize); then prov streams the answer, each event to
+// onEvent; the usage gets its cost. req's Model and Params are set here; a
+// MaxOutputTokens already in req.Params caps what chat.params decided. A
+// turn's steps and an MCP server's sampling request (mcp_sampling.go)
+// both call the model through it.
+func (a *Agent) modelCall(ctx context.Context, prov provider.Provider, in pipeline.ChatInput, req provider.Request, onEvent func(provider.Event)) (provider.Response, []pipeline.Step, error) {
+	params, steps := a.App.Runner.ChatParams(ctx, in)
+	if limit := req.Params.MaxOutputTokens; limit > 0 && (params.MaxOutputTokens <= 0 || params.MaxOutputTokens > limit) {
+		params.MaxOutputTokens = limit
+	}
+	req.Model, req.Params = in.Model, params
+	res, err := prov.Stream(ctx, req, onEvent)
+	res.Usage.Cost = in.Model.Cost(res.Usage)
+	return res, steps, err
 }
 
 func (t *turn) toolSpecs() []provider.ToolSpec {
@@ -889,7 +911,7 @@ func (t *turn) runTool(ctx context.Context, call chat.ToolCall, assistantID stri
 	if text := hookContext(rep.Post); text != "" {
 		result.Output += "\n\n(from a " + string(rep.Post.Event) + " hook: " + text + ")"
 	}
-	msg := &chat.Message{Role: chat.RoleTool, Result: result, Hooks: toolRuns(rep)}
+	msg := &chat.Message{Role: chat.RoleTool, Result: result, Hooks: rep.Runs()}
 	if err := t.store(ctx, msg); err != nil {
 		return err
 	}
@@ -931,38 +953,6 @@ func redact(r interface{ String(string) string }, m *chat.Message) {
 	for i := range m.Hooks {
 		m.Hooks[i].Message, m.Hooks[i].Error = r.String(m.Hooks[i].Message), r.String(m.Hooks[i].Error)
 	}
-}
-
-// lifecycleRuns turns a dispatch report into hook runs, their StartUs
-// counted from the start of the dispatch (toolRuns rebases them on the
-// tool call's start).
-func lifecycleRuns(rep *plugin.Report) []chat.HookRun {
-	if rep == nil {
-		return nil
-	}
-	out := make([]chat.HookRun, 0, len(rep.Handlers))
-	for _, h := range rep.Handlers {
-		out = append(out, chat.HookRun{Kind: "lifecycle", Hook: string(rep.Event), Source: h.Source, Outcome: string(h.Outcome),
-			Decision: string(h.Decision), Layer: h.Layer.String(), Message: h.Message, Error: h.Error, DurationUs: h.Duration.Microseconds(),
-			StartUs: h.Start.Microseconds()})
-	}
-	return out
-}
-
-func pipelineRuns(steps []pipeline.Step) []chat.HookRun {
-	out := make([]chat.HookRun, 0, len(steps))
-	for _, s := range steps {
-		out = append(out, chat.HookRun{Kind: "pipeline", Hook: s.Hook, Source: s.Plugin, Outcome: s.Outcome, Error: s.Error,
-			DurationUs: s.Duration.Microseconds(), StartUs: s.Start.Microseconds(), Input: s.Input, Output: s.Output})
-	}
-	return out
-}
-
-// toolRuns lists a tool call's hooks in the order they ran.
-func toolRuns(rep pipeline.ToolReport) []chat.HookRun {
-	out := rep.Rebase(lifecycleRuns(rep.Pre), rep.Pre)
-	out = append(out, pipelineRuns(rep.Steps)...)
-	return append(out, rep.Rebase(lifecycleRuns(rep.Post), rep.Post)...)
 }
 
 // toData turns a value into JSON-shaped data for the bus.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/pipeline"
 	"github.com/podcode/podcode/plugin"
 )
 
@@ -63,14 +64,14 @@ func (t *turn) history(ctx context.Context, force bool) ([]chat.Message, error) 
 		}
 		return msgs, nil
 	}
-	summary := &chat.Message{Role: chat.RoleSummary, Text: summarize(msgs[lead:cut], midTurn), Through: msgs[cut-1].Seq, Hooks: lifecycleRuns(rep)}
+	summary := &chat.Message{Role: chat.RoleSummary, Text: summarize(msgs[lead:cut], midTurn), Through: msgs[cut-1].Seq, Hooks: pipeline.LifecycleRuns(rep)}
 	if err := t.store(ctx, summary); err != nil {
 		return nil, err
 	}
 	post := t.scope.Payload(plugin.HookPostCompact)
 	post.Extra["messages"] = cut - lead
 	if rep, err := t.a.App.Hooks.DispatchReport(ctx, post); err == nil {
-		summary.Hooks = append(summary.Hooks, lifecycleRuns(rep)...)
+		summary.Hooks = append(summary.Hooks, pipeline.LifecycleRuns(rep)...)
 		t.update(ctx, summary)
 	}
 	t.a.App.Bus.PublishFor(t.sess.Tenant, EventCompacted, map[string]any{"sessionID": t.sess.ID, "summarized": cut - lead})

@@ -88,6 +88,11 @@ type App struct {
 	// MCP is the MCP servers whose tools are in Tools (nil when none is
 	// configured).
 	MCP *mcpclient.Set
+	// MCPHub is every MCP server's, the config's and an editor's (ACP):
+	// where a slash command finds an MCP server's prompt and an
+	// @server:uri mention its server (App.Commands, the agent); never nil
+	// after Boot.
+	MCPHub *mcpclient.Hub
 	// Claude is the commands, agents and skills of Claude Code's layout
 	// (the user's ~/.claude, the project's .claude once trusted, the Claude
 	// Code plugins that run); never nil after Boot.
@@ -104,6 +109,7 @@ type App struct {
 	sessions    *liveSessions                // what Close ends
 	execGuard   atomic.Pointer[guard.Guard]  // the guard of plugins' processes: bootGuard while they load, then Guard
 	pluginAPI   atomic.Pointer[http.Handler] // what answers opencode plugins' client (SetPluginAPI)
+	mcpSampler  atomic.Pointer[MCPSampler]   // who answers MCP servers' sampling (SetMCPSampler)
 	unsubscribe []func()                     // bus listeners Close ends
 }
 
@@ -176,7 +182,7 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 		log.Warn("config: " + w)
 	}
 	a := &App{Cwd: cwd, Config: cfg, Log: log, Bus: bus.New(log), Tools: tool.NewRegistry(log), Models: provider.NewCatalog(cfg),
-		Redact: logging.NewRedactor(secrets), Trust: gate}
+		Redact: logging.NewRedactor(secrets), Trust: gate, MCPHub: mcpclient.NewHub()}
 	for _, w := range a.Models.Warnings {
 		log.Warn("config: " + w)
 	}
@@ -289,7 +295,7 @@ func Boot(ctx context.Context, cwd string, o Options) (*App, error) {
 		AskTimeout: time.Duration(cfg.Agent.AskTimeoutMs) * time.Millisecond}
 	a.execGuard.Store(a.Guard)
 	a.Runner = &pipeline.Runner{Plugins: a.Plugins, Tools: a.Tools, Bus: a.Bus, Log: log, HookTimeout: o.HookTimeout, Gate: a.Guard,
-		Redact: a.Redact}
+		Redact: a.Redact, AskForm: a.askToolForm}
 	booted = true
 	return a, nil
 }
@@ -427,6 +433,11 @@ func Secrets(cfg *config.Config) []string {
 		s = append(s, config.ExpandEnv(t.Token))
 	}
 	s = append(s, cfg.Server.Token, config.ExpandEnv(cfg.Server.Token))
+	for _, m := range cfg.MCP {
+		if m.OAuth != nil && m.OAuth.ClientSecret != "" { // a remote MCP server's client (the user's)
+			s = append(s, m.OAuth.ClientSecret, config.ExpandEnv(m.OAuth.ClientSecret))
+		}
+	}
 	held := map[string]any{}
 	for _, p := range cfg.Pending() {
 		held[p.Key] = map[string]json.RawMessage{p.Path[len(p.Path)-1]: p.Value}

@@ -25,8 +25,8 @@ func (a *App) startMCP(ctx context.Context, bound time.Duration, claude *claudeF
 	if len(specs) == 0 {
 		return func() {}, nil
 	}
-	o := mcpclient.Options{Cwd: a.Cwd, Log: a.Log, Tools: a.Tools, StartTimeout: bound, Allow: a.mcpTrust,
-		CallTimeout: time.Duration(a.Config.Tools.PluginTimeoutMs) * time.Millisecond}
+	o := mcpclient.Options{Cwd: a.Cwd, Log: a.Log, Tools: a.Tools, StartTimeout: bound, Allow: a.mcpTrust, Hub: a.MCPHub,
+		CallTimeout: time.Duration(a.Config.Tools.PluginTimeoutMs) * time.Millisecond, Ask: a.AskMCP, Sample: a.SampleMCP}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

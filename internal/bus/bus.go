@@ -62,6 +62,7 @@ const (
 	PluginLoaded     = "plugin.loaded"      // {id, path, source, hooks, tools}
 	ToolCallStarted  = "tool.call.started"  // {callID, sessionID, tool, args}
 	ToolCallFinished = "tool.call.finished" // {callID, sessionID, tool, title, error?, elapsedMs}
+	ToolCallProgress = "tool.call.progress" // {callID, sessionID, tool, progress, total?, message?} (tool.ReportProgress)
 )
 
 // Event is one published event.

@@ -3,6 +3,7 @@ package claudecode
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -229,6 +230,31 @@ func TestExpandArgumentsNeverRun(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "pwned*")); len(left) > 0 {
 		t.Errorf("arguments ran as code: %v", left)
+	}
+}
+
+// An expansion reads at most MaxFileRefs files, each once however it is
+// spelled: arguments full of references (a client of /mcp writes them)
+// cannot make one prompt thousands of read calls.
+func TestExpandReadsBoundedFileRefs(t *testing.T) {
+	var reads []string
+	r := Runner{ArgFiles: true, File: func(_ context.Context, path string) (string, bool, error) {
+		reads = append(reads, path)
+		return "x", true, nil
+	}}
+	var args []string
+	for i := range 3 * MaxFileRefs {
+		args = append(args, "@./big", "@.//big", fmt.Sprintf("@f%d", i))
+	}
+	got, err := (&Command{Body: "Look at $ARGUMENTS"}).Expand(context.Background(), strings.Join(args, " "), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reads) != MaxFileRefs || reads[0] != "./big" || reads[1] != "f0" {
+		t.Errorf("%d reads: %q", len(reads), reads)
+	}
+	if !strings.Contains(got, "and the references after it were not read: at most 20 files a command") {
+		t.Errorf("the expansion does not say it stopped: %q", got[len(got)-200:])
 	}
 }
 

@@ -3,6 +3,7 @@ package claudecode
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -50,6 +51,11 @@ var (
 	fileRef  = regexp.MustCompile(`(^|[\s(])@([A-Za-z0-9_./~-][^\s)]*)`)
 	argRef   = regexp.MustCompile(`\$(ARGUMENTS|[1-9])`)
 )
+
+// MaxFileRefs bounds the @file references one expansion reads (each a read
+// call through the hooks): the arguments of a command may come from a
+// client of /mcp.
+const MaxFileRefs = 20
 
 // Expand is the prompt that "/name args" becomes, as Claude Code expands
 // it. The body's "!`command`" lines are found in the body as written,
@@ -107,10 +113,14 @@ func (c *Command) Expand(ctx context.Context, args string, r Runner) (string, er
 		seen := map[string]bool{}
 		for _, m := range fileRef.FindAllStringSubmatch(strings.Join(refs, "\n"), -1) {
 			path := strings.TrimRight(m[2], ".,;:!?")
-			if seen[path] || strings.Contains(path, "@") {
+			if seen[filepath.Clean(path)] || strings.Contains(path, "@") {
 				continue
 			}
-			seen[path] = true
+			if len(seen) == MaxFileRefs {
+				fmt.Fprintf(&files, "\n\n(@%s and the references after it were not read: at most %d files a command)", path, MaxFileRefs)
+				break
+			}
+			seen[filepath.Clean(path)] = true
 			content, ok, err := r.File(ctx, path)
 			if err != nil {
 				if ctx.Err() != nil {

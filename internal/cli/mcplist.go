@@ -19,12 +19,14 @@ func newMCPListCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the MCP servers Podcode uses: their state, their tools and their errors",
+		Short: "List the MCP servers Podcode uses: their state, their tools, prompts and resources, and their errors",
 		Long: `Starts the MCP servers that podcode.json (mcp) and the project's .mcp.json declare, as
 podcode serve does, waits for them as long as start-up does, and lists each with its state
 (ready, starting, retrying, untrusted), where it is declared, the tools it gives (as the ids
-Podcode registers them under, <server>_<tool>) and its last error. A project's server that is
-not trusted is not started: podcode trust shows it.
+Podcode registers them under, <server>_<tool>), how many prompts (slash commands
+/mcp__<server>__<prompt>) and resources (@<server>:<uri>) it offers, and its last error; --json
+names the prompts, the resources and the resource templates. A project's server that is not
+trusted is not started: podcode trust shows it.
 `,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -49,9 +51,10 @@ not trusted is not started: podcode trust shows it.
 // printMCPServers prints one line a server, and its error under it.
 func printMCPServers(w io.Writer, servers []mcpclient.Status) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tSTATE\tTRANSPORT\tTOOLS\tDECLARED IN")
+	fmt.Fprintln(tw, "SERVER\tSTATE\tTRANSPORT\tTOOLS\tPROMPTS\tRESOURCES\tDECLARED IN")
 	for _, s := range servers {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", safetext.Line(s.Name), s.State, s.Transport, safetext.Line(orDash(s.Tools)), safetext.Line(s.Origin))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", safetext.Line(s.Name), s.State, s.Transport, safetext.Line(orDash(s.Tools)),
+			len(s.Prompts), len(s.Resources)+len(s.ResourceTemplates), safetext.Line(s.Origin))
 	}
 	tw.Flush()
 	for _, s := range servers {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -56,5 +57,48 @@ func TestMCPList(t *testing.T) {
 	text, err = run(t, "mcp", "list")
 	if err != nil || !strings.Contains(text, "untrusted") || strings.Contains(text, "probe_shout") {
 		t.Errorf("untrusted: %v\n%s", err, text)
+	}
+}
+
+// `podcode mcp list` counts each server's prompts and resources, and
+// --json names them: the commands of its prompts, its resources' URIs and
+// its templates.
+func TestMCPListPromptsAndResources(t *testing.T) {
+	everything, err := filepath.Abs("../mcpclient/testdata/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	project(t, map[string]string{
+		"podcode.json": `{"mcp": {"everything": {"type": "local", "command": ["node", "` + everything + `", "stdio"], "timeout": 60000}}}`,
+	})
+	out, err := run(t, "--trust-all", "mcp", "list", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Servers []struct {
+			Prompts, Resources, ResourceTemplates []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list.Servers) != 1 {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	s := list.Servers[0]
+	if !slices.Contains(s.Prompts, "mcp__everything__args-prompt") || !slices.Contains(s.Resources, "demo://resource/static/document/architecture.md") ||
+		!slices.Contains(s.ResourceTemplates, "demo://resource/dynamic/text/{resourceId}") {
+		t.Fatalf("%+v", s)
+	}
+	text, err := run(t, "--trust-all", "mcp", "list")
+	if err != nil || !strings.Contains(text, "PROMPTS") || !strings.Contains(text, "RESOURCES") {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	// The server's line: its prompts counted, then its resources and templates.
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "everything ") {
+			f := strings.Fields(line)
+			if want := strconv.Itoa(len(s.Prompts)); !slices.Contains(f, want) || !slices.Contains(f, strconv.Itoa(len(s.Resources)+len(s.ResourceTemplates))) {
+				t.Errorf("the counts are not on the line: %q", line)
+			}
+		}
 	}
 }

@@ -211,6 +211,9 @@ func question(q guard.Question) string {
 	if q.Tool == "prompt" && q.Args == nil { // UserPromptSubmit asked
 		return "? A hook wants the prompt confirmed\n  (" + safetext.Line(q.Reason) + ")"
 	}
+	if q.Form != nil {
+		return formQuestion(q)
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // "a && b" stays readable
@@ -230,6 +233,35 @@ func question(q guard.Question) string {
 	if q.Reason != "" {
 		fmt.Fprintf(&w, "\n  (%s)", safetext.Line(q.Reason))
 	}
+	return w.String()
+}
+
+// formQuestion writes an MCP server's form (elicitation) for a terminal,
+// which answers it yes (accept the defaults) or no (decline): the
+// server's message, then each field with its default.
+func formQuestion(q guard.Question) string {
+	var w strings.Builder
+	fmt.Fprintf(&w, "? %s asks (during %s):", safetext.Line(q.Form.Who()), safetext.Line(q.Tool))
+	for _, line := range strings.Split(q.Form.Message, "\n") {
+		w.WriteString("\n    " + safetext.Line(line))
+	}
+	for _, f := range q.Form.Fields {
+		fmt.Fprintf(&w, "\n    - %s (%s", safetext.Line(f.Name), f.Type)
+		if f.Required {
+			w.WriteString(", required")
+		}
+		if f.Default != nil {
+			def, _ := json.Marshal(f.Default)
+			fmt.Fprintf(&w, ", default %s", safetext.Line(string(def)))
+		}
+		w.WriteString(")")
+		if f.Title != "" || f.Description != "" {
+			fmt.Fprintf(&w, ": %s", safetext.Line(strings.TrimSpace(f.Title+" "+f.Description)))
+		}
+	}
+	// A form with a required field without a default is declined before
+	// a terminal is asked (guard.AskForm).
+	w.WriteString("\n  (yes sends the defaults, no declines)")
 	return w.String()
 }
 
@@ -295,7 +327,11 @@ func (t *terminalAsker) Ask(ctx context.Context, q guard.Question) (bool, error)
 		fmt.Fprintf(t.out, "%s\n  Nobody can answer (%s): refused.\n", question(q), why)
 		return false, fmt.Errorf("%w (%s)", guard.ErrNobodyToAsk, why)
 	}
-	fmt.Fprintf(t.out, "%s\n  Allow? [y/N] ", question(q))
+	prompt := "Allow?"
+	if q.Form != nil {
+		prompt = "Accept?"
+	}
+	fmt.Fprintf(t.out, "%s\n  %s [y/N] ", question(q), prompt)
 	select {
 	case line, ok := <-t.lines:
 		if !ok {

@@ -127,7 +127,7 @@ func (a *answerer) Write(p []byte) (int, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.buf.Write(p)
-	if bytes.Contains(p, []byte("Allow? [y/N]")) {
+	if bytes.Contains(p, []byte("? [y/N]")) { // Allow? or, for a form, Accept?
 		answer := a.answer
 		go func() {
 			if answer == "" {
@@ -226,5 +226,30 @@ func TestFailedCallsAreTheTurns(t *testing.T) {
 	failed := chat.Message{Role: chat.RoleTool, Result: &chat.Result{Tool: "read", IsError: true, Output: "no such file\nmore"}}
 	if err := failedCalls([]chat.Message{interrupted, user, failed}); exitCode(err) != exitProblems || err.Error() != "the turn ended, but 1 of its 1 tool calls failed (read: no such file)" {
 		t.Errorf("its own failed call: %v", err)
+	}
+}
+
+// An MCP server's form on the terminal: the server's message and each
+// field with its default (escaped, as every question is), then Accept?;
+// yes sends the defaults, through the guard's yes/no fallback.
+func TestTerminalAnswersAFormWithItsDefaults(t *testing.T) {
+	pr, pw := io.Pipe()
+	out := &answerer{pw: pw, answer: "y\n"}
+	asker := &terminalAsker{in: pr, out: out}
+	form := &guard.Form{Server: "probe", Message: "Who are you?\nSay \x1b[31mit", Fields: []guard.Field{
+		{Name: "name", Type: guard.FieldString, Default: "John Doe", Description: "User name"},
+		{Name: "age", Type: guard.FieldInteger, Default: 30.0, Required: true}}}
+	ans, err := guard.AskForm(context.Background(), asker, guard.NewFormQuestion("ses_1", "probe_ask", form))
+	if err != nil || ans.Action != guard.Accept || ans.Content["name"] != "John Doe" || ans.Content["age"] != 30.0 {
+		t.Fatalf("%+v %v", ans, err)
+	}
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	shown := out.buf.String()
+	for _, want := range []string{"? the MCP server probe asks (during probe_ask):\n    Who are you?\n    Say \\x1b[31mit",
+		`- name (string, default "John Doe"): User name`, "- age (integer, required, default 30)", "(yes sends the defaults, no declines)\n  Accept? [y/N] "} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the terminal shows:\n%s\nwithout %q", shown, want)
+		}
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"net/url"
 	"os"
 	pathpkg "path"
 	"path/filepath"
@@ -324,6 +325,10 @@ type ServerLimits struct {
 	MaxUnauthenticatedConns int `json:"max_unauthenticated_conns,omitempty"`
 	EventsQueue             int `json:"events_queue,omitempty"`  // events waiting for an /events client before it is disconnected; 256
 	EventsReplay            int `json:"events_replay,omitempty"` // latest events kept for clients that resume (Last-Event-ID); 1024
+	// MCPPollAfterMs: a tools/call at /mcp still running this long has its
+	// event stream closed with a retry: delay, for the client to resume
+	// (below a proxy's idle timeout); 50 s.
+	MCPPollAfterMs int `json:"mcp_poll_after_ms,omitempty"`
 }
 
 // fields are the limits by key, for merging and validating them.
@@ -333,6 +338,7 @@ func (l *ServerLimits) fields() []limitField {
 		{"write_timeout_ms", &l.WriteTimeoutMs}, {"idle_timeout_ms", &l.IdleTimeoutMs},
 		{"max_conns", &l.MaxConns}, {"max_unauthenticated_conns", &l.MaxUnauthenticatedConns},
 		{"events_queue", &l.EventsQueue}, {"events_replay", &l.EventsReplay},
+		{"mcp_poll_after_ms", &l.MCPPollAfterMs},
 	}
 }
 
@@ -401,9 +407,17 @@ type MCPServer struct {
 	Headers     map[string]string `json:"headers,omitempty"`     // remote: sent with every request; {env:NAME} expanded (user's file)
 	Enabled     *bool             `json:"enabled,omitempty"`     // false: not started
 	Timeout     int               `json:"timeout,omitempty"`     // ms: bounds start-up and each call; 0 for the defaults
-	Project     bool              `json:"-"`                     // written in the project's file
-	File        string            `json:"-"`                     // the file that declares it
-	Line        int               `json:"-"`                     // the entry's line in File
+	// Sampling: whether the server's sampling/createMessage requests are
+	// answered by the model without asking ("allow"), after asking the
+	// user ("ask", the default) or never ("deny"). The user's file only.
+	Sampling string `json:"sampling,omitempty"`
+	// OAuth: remote: the client Podcode signs in to the server's
+	// authorization server as, or "oauth": false for none. The user's
+	// file only.
+	OAuth   *MCPOAuth `json:"oauth,omitempty"`
+	Project bool      `json:"-"` // written in the project's file
+	File    string    `json:"-"` // the file that declares it
+	Line    int       `json:"-"` // the entry's line in File
 }
 
 // ValidMCPServer checks one mcp entry: its name (it becomes part of tool
@@ -436,6 +450,95 @@ func ValidMCPServer(name string, m MCPServer) error {
 	}
 	if m.Timeout < 0 {
 		return fmt.Errorf("timeout must not be negative")
+	}
+	switch m.Sampling {
+	case "", "allow", "ask", "deny":
+	default:
+		return fmt.Errorf("sampling %q is not \"allow\", \"ask\" or \"deny\"", m.Sampling)
+	}
+	if m.OAuth != nil {
+		if m.Type != "remote" {
+			return fmt.Errorf("oauth is for a remote MCP server")
+		}
+		if err := m.OAuth.valid(); err != nil {
+			return fmt.Errorf("oauth: %w", err)
+		}
+	}
+	return nil
+}
+
+// MCPOAuth is a remote MCP server's oauth entry, opencode's shape: how
+// Podcode signs in to the authorization server the server names (OAuth
+// 2.1, authorization code with PKCE). No entry: a client is registered
+// (a Client ID Metadata Document, else dynamic client registration) and
+// the scopes are the server's. "oauth": false: no OAuth at all (a 401 is
+// an error, as for a server that takes a token in headers).
+type MCPOAuth struct {
+	Disabled bool `json:"-"` // "oauth": false
+	// ClientID is a client the user registered with the authorization
+	// server; an https URL with a path is a Client ID Metadata Document,
+	// used where the authorization server takes one.
+	ClientID string `json:"clientId,omitempty"`
+	// ClientSecret goes with ClientID; {env:NAME} expanded.
+	ClientSecret string `json:"clientSecret,omitempty"`
+	// Scope is scopes, space-separated, asked for besides the server's.
+	Scope string `json:"scope,omitempty"`
+	// Issuer is the authorization server the client is registered with:
+	// another one, named by the server, is refused (and gets no secret).
+	Issuer string `json:"issuer,omitempty"`
+}
+
+// UnmarshalJSON takes false (no OAuth), true (the default) or the object.
+func (o *MCPOAuth) UnmarshalJSON(b []byte) error {
+	switch strings.TrimSpace(string(b)) {
+	case "false":
+		*o = MCPOAuth{Disabled: true}
+		return nil
+	case "true":
+		*o = MCPOAuth{}
+		return nil
+	}
+	type plain MCPOAuth
+	var p plain
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return fmt.Errorf("oauth: false, or an object of clientId, clientSecret, scope and issuer: %w", err)
+	}
+	*o = MCPOAuth(p)
+	return nil
+}
+
+// MarshalJSON writes false for Disabled.
+func (o MCPOAuth) MarshalJSON() ([]byte, error) {
+	if o.Disabled {
+		return []byte("false"), nil
+	}
+	type plain MCPOAuth
+	return json.Marshal(plain(o))
+}
+
+func (o *MCPOAuth) valid() error {
+	if o.ClientSecret != "" && o.ClientID == "" {
+		return fmt.Errorf("a clientSecret needs its clientId")
+	}
+	if lower := strings.ToLower(o.ClientID); strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://") {
+		if u, err := url.Parse(o.ClientID); err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" {
+			return fmt.Errorf("clientId %q: a URL clientId (a Client ID Metadata Document) is https, with a path", o.ClientID)
+		}
+		if o.ClientSecret != "" {
+			return fmt.Errorf("a URL clientId (a Client ID Metadata Document) takes no clientSecret")
+		}
+	}
+	if o.Issuer != "" {
+		if u, err := url.Parse(o.Issuer); err != nil || u.Host == "" || u.Scheme != "https" && u.Scheme != "http" {
+			return fmt.Errorf("issuer %q is not an http(s) URL", o.Issuer)
+		}
+		// The issuer pins the client the user registered: without one it
+		// would pin nothing, and say it did.
+		if o.ClientID == "" || strings.Contains(o.ClientID, "://") {
+			return fmt.Errorf("issuer %q names where a registered clientId is valid: it needs one (not a URL clientId)", o.Issuer)
+		}
 	}
 	return nil
 }
@@ -532,6 +635,23 @@ func UserDir() (string, error) {
 		return "", fmt.Errorf("config: no user config folder: %w", err)
 	}
 	return filepath.Join(home, ".config", "podcode"), nil
+}
+
+// UserDataDir is the user's Podcode data folder, $XDG_DATA_HOME/podcode
+// (an absolute XDG_DATA_HOME only, as the XDG spec says), else
+// ~/.local/share/podcode: what Podcode keeps for the user outside any
+// project (each project's data directory, under projects/; the MCP
+// servers' OAuth tokens, under mcp-auth/).
+func UserDataDir() (string, error) {
+	base := os.Getenv("XDG_DATA_HOME")
+	if !filepath.IsAbs(base) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no user data folder (%w); set XDG_DATA_HOME", err)
+		}
+		base = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(base, "podcode"), nil
 }
 
 // Load reads the user's file (if any) and the project's file in cwd (if

@@ -166,6 +166,7 @@ var Keys = []Row{
 	{Key: "server.max_unauthenticated_conns", Access: User, Why: "what the server withstands from its clients"},
 	{Key: "server.events_queue", Access: User, Why: "what the server withstands from its clients"},
 	{Key: "server.events_replay", Access: User, Why: "what the server withstands from its clients"},
+	{Key: "server.mcp_poll_after_ms", Access: User, Why: "how the server keeps its MCP clients' long calls alive behind proxies"},
 
 	{Key: "store.url", Access: User, Expands: true, Why: "where every session is kept: a project's database would receive the user's conversations"},
 	{Key: "bus.url", Access: User, Expands: true, Why: "where every event, permission answer and cancel goes: a project's server would hear them all"},
@@ -183,6 +184,8 @@ var Keys = []Row{
 	{Key: "mcp.*.headers", Access: Add, Expands: true, Why: "a project's MCP server comes after the user's and never replaces one of the same name; it is project code and starts only once its own entry (and the files its command runs) is trusted"},
 	{Key: "mcp.*.enabled", Access: Add, Why: "a project's MCP server comes after the user's and never replaces one of the same name; it is project code and starts only once its own entry (and the files its command runs) is trusted"},
 	{Key: "mcp.*.timeout", Access: Add, Why: "a project's MCP server comes after the user's and never replaces one of the same name; it is project code and starts only once its own entry (and the files its command runs) is trusted"},
+	{Key: "mcp.*.oauth", Access: User, Expands: true, Why: "the client the user signs in to the server's authorization server as: its secret is the user's credential, and its issuer says which authorization server may receive it; a project's server signs in without one (a registered client, the server's scopes)"},
+	{Key: "mcp.*.sampling", Access: User, Why: "allow lets the server have the user's model answer its requests without asking (tokens the user pays for, and text the server chose sent to the provider): the user's decision per server; a project's server is always asked about"},
 
 	{Key: "disable_project_plugins", Access: User, Why: "the user's refusal of all project code"},
 }

@@ -22,6 +22,9 @@ type Question struct {
 	Tool      string         `json:"tool"`
 	Args      map[string]any `json:"args"`
 	Reason    string         `json:"reason"` // why the hooks or the config want to ask
+	// Form, when set, asks for values (an MCP server's elicitation):
+	// asked with AskForm, answered with an Answer (see Form).
+	Form *Form `json:"form,omitempty"`
 }
 
 // Asker puts permission questions to whoever can answer them: a terminal,
@@ -88,6 +91,24 @@ func (g *Guard) CurrentAsker() Asker {
 		return b.a
 	}
 	return nil
+}
+
+type askerKey struct{}
+
+// WithAsker returns ctx whose calls' permission questions go to a, not to
+// SetAsker's: the MCP server asks the client of the call in flight
+// (elicitation) this way.
+func WithAsker(ctx context.Context, a Asker) context.Context {
+	return context.WithValue(ctx, askerKey{}, a)
+}
+
+// askerFor is who answers ctx's questions: ctx's (WithAsker), else
+// SetAsker's.
+func (g *Guard) askerFor(ctx context.Context) Asker {
+	if a, ok := ctx.Value(askerKey{}).(Asker); ok {
+		return a
+	}
+	return g.CurrentAsker()
 }
 
 type repeat struct {
@@ -175,11 +196,11 @@ func (g *Guard) ask(ctx context.Context, scope chat.Scope, def *tool.Def, args m
 	return nil
 }
 
-// Ask puts q to the asker and waits for the answer, at most AskTimeout.
+// Ask puts q to the asker (ctx's, WithAsker, else SetAsker's) and waits for the answer, at most AskTimeout.
 // With no Asker the error is ErrNobodyToAsk; with no answer in time it
 // says so, naming the wait.
 func (g *Guard) Ask(ctx context.Context, q Question) (bool, error) {
-	asker := g.CurrentAsker()
+	asker := g.askerFor(ctx)
 	if asker == nil {
 		return false, ErrNobodyToAsk
 	}

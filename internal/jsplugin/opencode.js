@@ -367,11 +367,17 @@
               async execute(args, ctx) {
                 let title = name;
                 let metadata;
+                let updates = 0;
                 const res = await t.execute(args, {
                   sessionID: ctx.sessionID, messageID: ctx.messageID, agent: ctx.agent, callID: ctx.callID,
                   directory: info.directory, worktree: info.worktree, abort: ctx.abort,
+                  // A title set while the call runs is its progress, as
+                  // opencode shows it on the running call.
                   metadata(m) {
-                    if (m && m.title) title = m.title;
+                    if (m && m.title) {
+                      title = m.title;
+                      ctx.progress({ progress: ++updates, message: String(m.title) });
+                    }
                     if (m && m.metadata) metadata = m.metadata;
                   },
                   ask: missing("ask"),

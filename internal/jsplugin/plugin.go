@@ -48,8 +48,10 @@ package jsplugin
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -60,6 +62,7 @@ import (
 
 	"github.com/dop251/goja"
 
+	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/jsrt"
 	"github.com/podcode/podcode/internal/tool"
 	"github.com/podcode/podcode/plugin"
@@ -527,6 +530,39 @@ func (p *Plugin) execute(ctx context.Context, id string, call tool.Call, args ma
 		c.Set("agent", call.Agent)
 		c.Set("cwd", call.Cwd)
 		c.Set("abort", signal)
+		c.Set("progress", func(fc goja.FunctionCall) goja.Value {
+			pr, err := progressFrom(fc.Argument(0).Export())
+			if err != nil {
+				panic(vm.NewTypeError("tool %s: ctx.progress: %v", id, err))
+			}
+			tool.ReportProgress(ctx, pr)
+			return goja.Undefined()
+		})
+		c.Set("ask", func(fc goja.FunctionCall) goja.Value {
+			arg, _ := fc.Argument(0).Export().(map[string]any)
+			message, _ := arg["message"].(string)
+			if message == "" {
+				panic(vm.NewTypeError("tool %s: ctx.ask: want {message, schema?}, with a message", id))
+			}
+			schema := arg["schema"]
+			return vm.ToValue(p.rt.Async(0, func() (any, error) {
+				ans, err := tool.AskForm(ctx, message, schema)
+				if err != nil {
+					return nil, err
+				}
+				out := map[string]any{"action": ans.Action}
+				if ans.Content != nil {
+					out["content"] = ans.Content
+				}
+				return out, nil
+			}))
+		})
+		c.Set("log", func(level, message string) {
+			if !slices.Contains(logLevels, level) {
+				panic(vm.NewTypeError("tool %s: ctx.log: level %q is not one of %s", id, level, strings.Join(logLevels, ", ")))
+			}
+			tool.ReportLog(ctx, tool.LogLine{Level: level, Message: chat.Shorten(message, maxLogMessage)})
+		})
 		return p.toolFns[id].execute(goja.Undefined(), a, c)
 	}, nil)
 	if ctx.Err() == nil && stopAbort != nil {
@@ -539,6 +575,57 @@ func (p *Plugin) execute(ctx context.Context, id string, call tool.Call, args ma
 		return tool.Result{}, fmt.Errorf("tool %s (plugin %s): %w", id, p.ID, err)
 	}
 	return ResultFromData(id, out)
+}
+
+// maxLogMessage bounds a line of ctx.log.
+const maxLogMessage = 4000
+
+// logLevels are ctx.log's levels: MCP's.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// progressFrom reads ctx.progress's argument: {progress, total?,
+// message?}, progress and total finite numbers, at least 0.
+func progressFrom(v any) (tool.Progress, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return tool.Progress{}, fmt.Errorf("want {progress, total?, message?}, got %s", jsrt.Describe(v))
+	}
+	num := func(key string, need bool) (float64, error) {
+		x, present := m[key]
+		if !present || x == nil {
+			if need {
+				return 0, fmt.Errorf("%s is missing", key)
+			}
+			return 0, nil
+		}
+		var f float64
+		switch n := x.(type) {
+		case int64:
+			f = float64(n)
+		case float64:
+			f = n
+		default:
+			return 0, fmt.Errorf("%s is %s, not a number", key, jsrt.Describe(x))
+		}
+		if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+			return 0, fmt.Errorf("%s is %v: want a finite number, at least 0", key, f)
+		}
+		return f, nil
+	}
+	var p tool.Progress
+	var err error
+	if p.Progress, err = num("progress", true); err != nil {
+		return p, err
+	}
+	if p.Total, err = num("total", false); err != nil {
+		return p, err
+	}
+	if msg, ok := m["message"].(string); ok {
+		p.Message = msg // ReportProgress bounds it
+	} else if x, present := m["message"]; present && x != nil {
+		return p, fmt.Errorf("message is %s, not a string", jsrt.Describe(x))
+	}
+	return p, nil
 }
 
 // ResultFromData reads a tool result ({title, output, metadata}) from data.
@@ -566,5 +653,55 @@ func ResultFromData(id string, v any) (tool.Result, error) {
 	if md, ok := jsrt.StripUndefined(m["metadata"]).(map[string]any); ok {
 		res.Metadata = md
 	}
+	if a, present := m["attachments"]; present && a != nil && a != (jsrt.Undefined{}) {
+		var err error
+		if res.Attachments, err = attachmentsFrom(a); err != nil {
+			return tool.Result{}, fmt.Errorf("tool %s: attachments: %w", id, err)
+		}
+	}
 	return res, nil
+}
+
+// attachmentsFrom reads a result's attachments: an array of {type:
+// "image"|"audio", mimeType, data} (data base64) and {type: "resource",
+// uri, mimeType?, text | data}, at most tool.MaxAttachmentBytes in all.
+func attachmentsFrom(v any) ([]tool.Attachment, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("want an array, got %s", jsrt.Describe(v))
+	}
+	var out []tool.Attachment
+	size := 0
+	for i, item := range list {
+		m, ok := item.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("[%d] is %s, not an object", i, jsrt.Describe(item))
+		}
+		str := func(key string) string { s, _ := m[key].(string); return s }
+		a := tool.Attachment{MIMEType: str("mimeType"), URI: str("uri"), Text: str("text")}
+		if d := str("data"); d != "" {
+			data, err := base64.StdEncoding.DecodeString(d)
+			if err != nil {
+				return nil, fmt.Errorf("[%d].data is not base64: %w", i, err)
+			}
+			a.Data = data
+		}
+		switch typ := str("type"); typ {
+		case "image", "audio":
+			if !strings.HasPrefix(a.MIMEType, typ+"/") || a.Data == nil || a.URI != "" {
+				return nil, fmt.Errorf(`[%d]: an %s needs mimeType "%s/..." and data, and no uri`, i, typ, typ)
+			}
+		case "resource":
+			if a.URI == "" || (a.Data == nil) == (a.Text == "") {
+				return nil, fmt.Errorf("[%d]: a resource needs a uri, and text or data", i)
+			}
+		default:
+			return nil, fmt.Errorf(`[%d].type is %q: want "image", "audio" or "resource"`, i, typ)
+		}
+		if size += len(a.Data) + len(a.Text); size > tool.MaxAttachmentBytes {
+			return nil, fmt.Errorf("more than %d MiB in all", tool.MaxAttachmentBytes>>20)
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }

@@ -128,6 +128,18 @@ declare namespace Podcode {
     cwd: string
   }
 
+  /**
+   * How far a running call has got: `progress` grows, out of `total` when
+   * known. The timeline shows it; an MCP client that asked for progress is
+   * sent it. Reports closer together than 250 ms are dropped (but one that
+   * reaches `total`), and so is one whose progress went back.
+   */
+  interface ToolProgress {
+    progress: number
+    total?: number
+    message?: string
+  }
+
   interface ToolExecuteBefore {
     toolID: string
     /** Unknown until toolID is checked: the hook sees every tool. */
@@ -145,7 +157,17 @@ declare namespace Podcode {
     /** What the model reads. */
     output: string
     metadata?: Record<string, unknown>
+    /**
+     * What is not text, for an MCP client of Podcode's server (at most 10
+     * MiB in all; the model reads only output). Dropped when a
+     * tool.execute.after hook changes the result.
+     */
+    attachments?: ToolAttachment[]
   }
+
+  type ToolAttachment =
+    | { type: "image" | "audio"; mimeType: string; /** base64 */ data: string }
+    | { type: "resource"; uri: string; mimeType?: string; text?: string; /** base64 */ data?: string }
 
   /**
    * A custom tool. T is the type of its zod schema, and execute's args are
@@ -167,7 +189,20 @@ declare namespace Podcode {
     description: string
     /** A zod schema (zod 3.25+ or 4), or a JSON Schema object. */
     parameters: T extends ZodSchema ? T : unknown
-    execute(args: ToolArgs<T>, ctx: ToolContext & { abort: AbortSignal }): ToolResult | Promise<ToolResult>
+    execute(args: ToolArgs<T>, ctx: ToolContext & {
+      abort: AbortSignal
+      progress(p: ToolProgress): void
+      /**
+       * Asks the user of the call to fill in a form (an MCP elicitation
+       * schema: flat string, number, integer, boolean and choice fields),
+       * through whoever answers the session's permission questions (the web
+       * page, an editor, the terminal, an MCP client). Accepting fills in the
+       * schema's defaults; the promise rejects when nobody can be asked.
+       */
+      ask(form: { message: string; schema?: Record<string, unknown> }): Promise<{ action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> }>
+      /** A line for whoever made the call: the server log, an MCP client that set a level (at most 200 a call). */
+      log(level: "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency", message: string): void
+    }): ToolResult | Promise<ToolResult>
   }
 
   /**

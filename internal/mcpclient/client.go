@@ -22,9 +22,12 @@
 //     process group, in the project directory, with its environment),
 //     its stdout and stdin the protocol, its stderr logged line by line,
 //     bounded (logging.Stderr); a remote one is reached over streamable
-//     HTTP (or SSE). The session is initialized and the tools listed.
-//  3. Ready: the tools are in the registry. notifications/tools/list_changed
-//     lists them again: new ones are added, gone ones removed.
+//     HTTP (or SSE). The session is initialized and the tools listed,
+//     then the prompts and resources it offers (offers.go).
+//  3. Ready: the tools are in the registry, the prompts are slash commands
+//     (Hub). notifications/tools/list_changed lists the tools again: new
+//     ones are added, gone ones removed (the prompts' and resources'
+//     notifications list those again).
 //  4. A server that dies (its process exits, its connection ends) or
 //     cannot start is started again after a backoff that doubles from
 //     minBackoff to maxBackoff; its tools stay registered, and a call
@@ -48,6 +51,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/podcode/podcode/internal/guard"
 	"github.com/podcode/podcode/internal/logging"
 	"github.com/podcode/podcode/internal/proc"
 	"github.com/podcode/podcode/internal/tool"
@@ -103,6 +107,20 @@ type Options struct {
 	// Getenv expands ${NAME} in a trusted .mcp.json entry; nil for
 	// os.LookupEnv.
 	Getenv func(string) (string, bool)
+	// Ask puts a server's questions to whoever answers the permission
+	// questions of ctx's session (guard.Guard.AskForm): an elicitation's
+	// form, sampling's consent (yes/no: Accept is yes). ctx is the call in
+	// flight's (mcp_calls.go). Nil: nobody; forms are declined, sampling
+	// refused unless allowed.
+	Ask func(ctx context.Context, q guard.Question) (guard.Answer, error)
+	// Sample answers a server's sampling/createMessage with a model (the
+	// agent's model call: chat.params, then the provider), ctx the call in
+	// flight's or, with none, the request's. Nil: sampling is refused.
+	Sample func(ctx context.Context, r SampleRequest) (SampleResult, error)
+	// Hub gathers the servers of every Set started on Tools, for the
+	// prompts, the mentions and the resource tools (offers.go); nil for a
+	// hub of this Set's alone.
+	Hub *Hub
 }
 
 // Set is the servers Start started.
@@ -129,11 +147,15 @@ func Start(ctx context.Context, specs []Spec, o Options) *Set {
 	if o.Getenv == nil {
 		o.Getenv = os.LookupEnv
 	}
+	if o.Hub == nil {
+		o.Hub = NewHub()
+	}
+	o.Hub.register(o.Tools, o.Log) // before any server's tools can take the ids
 	life, stop := context.WithCancel(context.Background())
 	set := &Set{opts: o, stop: stop}
 	for _, spec := range specs {
 		s := &Server{spec: spec, set: set, log: o.Log.With("mcp_server", spec.Name), state: StateStarting,
-			first: make(chan struct{}), registered: map[string]string{}}
+			first: make(chan struct{}), registered: map[string]string{}, sampling: make(chan struct{}, 1)}
 		set.servers = append(set.servers, s)
 		if o.Allow != nil && spec.Project {
 			ok, why, check := o.Allow(spec)
@@ -150,6 +172,7 @@ func Start(ctx context.Context, specs []Spec, o Options) *Set {
 		set.wg.Add(1)
 		go func() { defer set.wg.Done(); s.run(life) }()
 	}
+	o.Hub.add(set)
 	wait, cancel := context.WithTimeout(ctx, o.StartTimeout)
 	defer cancel()
 	for _, s := range set.servers {
@@ -173,6 +196,7 @@ func (set *Set) Close() {
 	}
 	set.stop()
 	set.wg.Wait()
+	set.opts.Hub.remove(set)
 	for _, s := range set.servers {
 		s.mu.Lock()
 		if s.state != StateUntrusted {
@@ -197,8 +221,13 @@ type Server struct {
 	log   *slog.Logger
 	check func() error
 	first chan struct{} // closed when the first start succeeded or failed
+	calls calls         // tools/call in flight (mcp_calls.go)
+	// sampling holds the one model call a server's sampling request runs
+	// at a time (mcp_sampling.go).
+	sampling chan struct{}
 
-	listMu sync.Mutex // held by list
+	listMu  sync.Mutex // held by list
+	offerMu sync.Mutex // held while prompts or resources are listed
 
 	mu         sync.Mutex
 	state      string
@@ -208,6 +237,8 @@ type Server struct {
 	restarts   int
 	pid        int
 	firstDone  bool
+	offered    offers       // its prompts and resources (offers.go)
+	oauth      *oauthClient // a remote server's OAuth, made on first use (oauth.go)
 }
 
 // Status is what `podcode mcp list`, `plugin list` and /healthz show.
@@ -221,6 +252,13 @@ type Status struct {
 	Tools     []string `json:"tools"` // the ids they are registered as
 	Restarts  int      `json:"restarts"`
 	PID       int      `json:"pid,omitempty"`
+
+	// Prompts are the commands its prompts are invoked by
+	// (mcp__<server>__<prompt>), Resources its resources' URIs,
+	// ResourceTemplates its URI templates, as last listed.
+	Prompts           []string `json:"prompts,omitempty"`
+	Resources         []string `json:"resources,omitempty"`
+	ResourceTemplates []string `json:"resourceTemplates,omitempty"`
 }
 
 // Status returns the server's state now.
@@ -232,8 +270,10 @@ func (s *Server) Status() Status {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	return Status{Name: s.spec.Name, Transport: s.spec.Transport, Origin: s.spec.Origin, Project: s.spec.Project,
+	st := Status{Name: s.spec.Name, Transport: s.spec.Transport, Origin: s.spec.Origin, Project: s.spec.Project,
 		State: s.state, Error: s.lastErr, Tools: ids, Restarts: s.restarts, PID: s.pid}
+	s.offered.status(&st)
+	return st
 }
 
 // Name is the server's name.
@@ -328,15 +368,32 @@ func (s *Server) connect(life context.Context) (*conn, error) {
 			}
 		}
 	}()
+	promptsChanged, resourcesChanged := s.watchOffers(ctx)
 	client := sdk.NewClient(&sdk.Implementation{Name: "podcode", Version: version.App()}, &sdk.ClientOptions{
-		Capabilities: &sdk.ClientCapabilities{},
+		// Forms only (a URL-mode elicitation is declined); roots without
+		// listChanged (mcp_roots.go); sampling as CreateMessageHandler
+		// infers it. Roots, sampling and logging are deprecated from
+		// protocol 2026-07-28 (SEP-2577), not removed: servers of
+		// 2025-11-25 and before use them.
+		//lint:ignore SA1019 see above
+		Capabilities: &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{},
+			Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}}},
+		ElicitationHandler: s.elicit,
+		//lint:ignore SA1019 see above
+		CreateMessageHandler:        s.sample,
+		ProgressNotificationHandler: s.progress,
+		//lint:ignore SA1019 see above
+		LoggingMessageHandler: s.logMessage,
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			select {
 			case relist <- struct{}{}:
 			default: // one is pending already, and will see this change
 			}
 		},
+		PromptListChangedHandler:   func(context.Context, *sdk.PromptListChangedRequest) { promptsChanged() },
+		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) { resourcesChanged() },
 	})
+	client.AddReceivingMiddleware(s.roots) // roots/list (mcp_roots.go)
 	var err error
 	switch s.spec.Transport {
 	case Stdio:
@@ -344,12 +401,12 @@ func (s *Server) connect(life context.Context) (*conn, error) {
 	case Remote:
 		// Streamable HTTP first, then SSE for an older server (opencode's
 		// order for "remote").
-		if c.session, err = client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: s.httpClient(), MaxRetries: resumeRetries}, nil); err != nil {
+		if c.session, err = client.Connect(ctx, s.streamable(life), nil); err != nil && !authFailed(err) {
 			s.log.Info("mcp: streamable HTTP refused; trying SSE", "error", err.Error())
 			c.session, err = client.Connect(ctx, &sdk.SSEClientTransport{Endpoint: s.spec.URL, HTTPClient: s.httpClient()}, nil)
 		}
 	case HTTP:
-		c.session, err = client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: s.httpClient(), MaxRetries: resumeRetries}, nil)
+		c.session, err = client.Connect(ctx, s.streamable(life), nil)
 	case SSE:
 		c.session, err = client.Connect(ctx, &sdk.SSEClientTransport{Endpoint: s.spec.URL, HTTPClient: s.httpClient()}, nil)
 	default:
@@ -371,6 +428,12 @@ func (s *Server) connect(life context.Context) (*conn, error) {
 		}
 		return nil, fmt.Errorf("starting: %w", err)
 	}
+	// What it offers besides its tools is listed once the start is done,
+	// bounded on its own: a slow or failed list is a warning, never a
+	// start that fails (and is tried again and again).
+	octx, ocancel := context.WithTimeout(ctx, s.startTimeout())
+	s.listOffers(octx, c.session)
+	ocancel()
 	return c, nil
 }
 

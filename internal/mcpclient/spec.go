@@ -52,6 +52,14 @@ type Spec struct {
 	Project bool
 	// Origin is where it was declared: "file:line".
 	Origin string
+	// Sampling is the user's policy for the server's sampling requests
+	// (SamplingAllow, SamplingAsk, SamplingDeny; "" asks): podcode.json's
+	// mcp.<name>.sampling, from the user's file only.
+	Sampling string
+	// OAuth is the user's oauth entry for a remote server ({env:NAME}
+	// expanded), nil for none: podcode.json's mcp.<name>.oauth, from the
+	// user's file only (see oauth.go).
+	OAuth *config.MCPOAuth
 	// entry is the declaration as written, canonical JSON: what the trust
 	// fingerprint covers besides the files the command runs.
 	entry []byte
@@ -78,6 +86,9 @@ func Specs(cfg *config.Config, cwd string, plugins ...Spec) (specs []Spec, warni
 		s := Spec{Name: name, Project: m.Project, Origin: fmt.Sprintf("%s:%d", m.File, m.Line), file: m.File,
 			Timeout: time.Duration(m.Timeout) * time.Millisecond}
 		s.entry, _ = json.Marshal(m)
+		if !m.Project { // config.Keys drops a project's value; not trusted here either
+			s.Sampling = m.Sampling
+		}
 		expand := func(v string) string { return v }
 		if !m.Project {
 			expand = config.ExpandEnv
@@ -88,6 +99,11 @@ func Specs(cfg *config.Config, cwd string, plugins ...Spec) (specs []Spec, warni
 			s.Env = mapValues(m.Environment, expand)
 		case "remote":
 			s.Transport, s.URL, s.Headers = Remote, expand(m.URL), mapValues(m.Headers, expand)
+			if m.OAuth != nil && !m.Project { // config.Keys drops a project's
+				o := *m.OAuth
+				o.ClientID, o.ClientSecret, o.Issuer = expand(o.ClientID), expand(o.ClientSecret), expand(o.Issuer)
+				s.OAuth = &o
+			}
 		}
 		specs = append(specs, s)
 	}

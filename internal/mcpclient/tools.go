@@ -188,11 +188,15 @@ func (s *Server) execute(name string) func(ctx context.Context, call tool.Call, 
 		limit := s.callTimeout()
 		ctx, cancel := context.WithTimeout(ctx, limit)
 		defer cancel()
-		res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+		res, err := s.callTool(ctx, session, name, args)
 		switch {
 		case err == nil:
 		case errors.Is(ctx.Err(), context.DeadlineExceeded) && context.Cause(ctx) == context.DeadlineExceeded:
 			return tool.Result{}, fmt.Errorf("MCP server %q: %s did not answer within %s", s.spec.Name, name, limit)
+		case errors.Is(err, ErrNeedsAuthorization):
+			// Not the authorization URL: the model and a tenant read this
+			// (the user finds it in the log and in `podcode mcp list`).
+			return tool.Result{}, fmt.Errorf("MCP server %q: %s: %w: the user must sign in (podcode mcp auth %s)", s.spec.Name, name, ErrNeedsAuthorization, s.spec.Name)
 		default:
 			return tool.Result{}, fmt.Errorf("MCP server %q: %s: %w", s.spec.Name, name, err)
 		}
@@ -201,7 +205,7 @@ func (s *Server) execute(name string) func(ctx context.Context, call tool.Call, 
 			return tool.Result{}, errors.New(out)
 		}
 		meta["server"] = s.spec.Name
-		return tool.Result{Title: s.spec.Name + ": " + name, Output: out, Metadata: meta}, nil
+		return tool.Result{Title: s.spec.Name + ": " + name, Output: out, Metadata: meta, Attachments: Attachments(res)}, nil
 	}
 }
 
@@ -275,3 +279,32 @@ func Render(res *sdk.CallToolResult) (string, map[string]any) {
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// Attachments are a result's images, audio and embedded resources as they
+// came (Render describes them in text), at most tool.MaxAttachmentBytes of
+// them in all: past that, the rest are only described.
+func Attachments(res *sdk.CallToolResult) []tool.Attachment {
+	var out []tool.Attachment
+	size := 0
+	for _, c := range res.Content {
+		var a tool.Attachment
+		switch c := c.(type) {
+		case *sdk.ImageContent:
+			a = tool.Attachment{MIMEType: c.MIMEType, Data: c.Data}
+		case *sdk.AudioContent:
+			a = tool.Attachment{MIMEType: c.MIMEType, Data: c.Data}
+		case *sdk.EmbeddedResource:
+			if c.Resource == nil {
+				continue
+			}
+			a = tool.Attachment{MIMEType: c.Resource.MIMEType, URI: c.Resource.URI, Text: c.Resource.Text, Data: c.Resource.Blob}
+		default:
+			continue
+		}
+		if size += len(a.Data) + len(a.Text); size > tool.MaxAttachmentBytes {
+			break
+		}
+		out = append(out, a)
+	}
+	return out
+}

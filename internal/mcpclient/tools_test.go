@@ -57,7 +57,7 @@ func TestToolListChangedFloodListsAtMostTwiceInARow(t *testing.T) {
 // fakeServer is a Server of name that registers in reg, without a process.
 func fakeServer(name string, reg *tool.Registry, log *logtest.Logs) *Server {
 	return &Server{spec: Spec{Name: name}, set: &Set{opts: Options{Tools: reg}},
-		log: log.Logger().With("mcp_server", name), registered: map[string]string{}}
+		log: log.Logger().With("mcp_server", name), registered: map[string]string{}, sampling: make(chan struct{}, 1)}
 }
 
 // Two servers whose tools get the same ids ("gh" tool "x_1" and "gh_x"

@@ -3,6 +3,9 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,4 +58,43 @@ func BenchmarkCallToolDirect(b *testing.B) {
 		}
 		a.Guard.Reset(SessionID)
 	}
+}
+
+// resources/list of a project of 10,000 files, every page (500 a page),
+// and resources/read of a 1 MB text file, over the in-memory transport:
+// with no tool.execute.after hook the file is read whole after the read
+// tool's call went through the guard.
+func BenchmarkResources(b *testing.B) {
+	files := map[string]string{"big.txt": strings.Repeat("a line of text, of about forty bytes.\n", 1<<20/38)}
+	for i := range 10_000 {
+		files[fmt.Sprintf("src/d%02d/f%04d.go", i%100, i)] = "package x\n"
+	}
+	a, _ := apptest.Boot(b, apptest.Project{Files: files})
+	cs := dial(b, New(a), nil)
+	ctx := context.Background()
+	b.Run("list-10000", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			n := 0
+			for _, err := range cs.Resources(ctx, nil) {
+				if err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			if n < 10_000 {
+				b.Fatalf("listed %d", n)
+			}
+		}
+	})
+	uri := fileURI(filepath.Join(a.Cwd, "big.txt"))
+	b.Run("read-1MB", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+			if err != nil || len(res.Contents) != 1 || len(res.Contents[0].Text) < 1<<20-64 {
+				b.Fatal(err)
+			}
+		}
+	})
 }

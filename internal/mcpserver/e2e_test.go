@@ -122,40 +122,7 @@ func TestServeHTTPWithTypeScriptClient(t *testing.T) {
 	bin := apptest.Binary(t, apptest.Embedded)
 	dir, env := e2eProject(t)
 	const token = "e2e-token-0123456789"
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	cmd := exec.Command(bin, "serve", "--addr", addr)
-	cmd.Dir, cmd.Env = dir, append(env, "PODCODE_API_TOKEN="+token)
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("server log:\n%s", logs.String())
-		}
-	})
-	base := "http://" + addr
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		req, _ := http.NewRequest("GET", base+"/healthz", nil)
-		req.Header.Set("Authorization", "Bearer "+token)
-		if res, err := http.DefaultClient.Do(req); err == nil {
-			res.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server did not start:\n%s", logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	base := serve(t, bin, dir, append(env, "PODCODE_API_TOKEN="+token), token)
 
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	for _, auth := range []string{"", "Bearer wrong-token"} {
@@ -252,5 +219,47 @@ func TestServeStdioStops(t *testing.T) {
 				t.Fatalf("podcode mcp serve did not stop after %s\nstderr:\n%s", how, stderr.String())
 			}
 		})
+	}
+}
+
+// serve starts `podcode serve` (bin) in dir with env on a free loopback
+// port, waits until it answers /healthz (with token, when not empty), and
+// returns its base URL; the test's end stops it, logging its output when
+// the test failed.
+func serve(t *testing.T, bin, dir string, env []string, token string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(bin, "serve", "--addr", addr)
+	cmd.Dir, cmd.Env = dir, env
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("server log:\n%s", logs.String())
+		}
+	})
+	base := "http://" + addr
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		req, _ := http.NewRequest("GET", base+"/healthz", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			res.Body.Close()
+			return base
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not start:\n%s", logs.String())
+		}
 	}
 }

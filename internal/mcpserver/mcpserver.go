@@ -30,11 +30,58 @@
 // agent's turns begin, so identical calls across its turns would be
 // refused.
 //
-// Lifecycle: New lists the registry's tools; ToolsChanged lists them again
-// after the registry changed (clients are sent
-// notifications/tools/list_changed); Serve runs one session on a
-// transport (stdio); Handler serves streamable HTTP; Close ends every
-// session. The App must outlive the Server.
+// Resources (resources.go): the caller's project's files (App.Cwd, a
+// tenant's workspace) are file:// resources. resources/list lists them in
+// path order, 500 a page, the first 10 000 in all, without .git,
+// node_modules, .podcode and symbolic links; the template
+// file://<project>/{+path} (resources/templates/list) names any file of
+// it. A URI of no file beneath the project (.., another path, a link that
+// leads out, another host or scheme) is invalid params. resources/read is
+// a read tool call through App.Runner.CallTool with the scope of a
+// tools/call, so the guard, the permission rules and the hooks decide as
+// for the tool. What read returns is numbered lines, 2000 at a time, not
+// the file's text; the text is therefore taken from where the hooks allow:
+//
+//   - No plugin hooks tool.execute.after: nothing could change what the
+//     call returns, so once it went through (at the path
+//     tool.execute.before gave it) the file is read beneath the project
+//     (os.Root) and served whole: text as it is, anything else as a blob,
+//     a file read does not read (other binary) too.
+//   - A plugin hooks tool.execute.after (a redactor): the text is what the
+//     hooks returned, a read call per 2000 lines (at most 25), line
+//     numbers taken off; a line read cuts (past 2000 bytes) stays cut. An
+//     image or audio file is the attachment read returned (which a hook
+//     that changes the result drops); other binary is refused: what the
+//     hooks could not see is not served.
+//
+// Either way a resource is at most 5 MiB, with the environment's and the
+// config's secrets redacted (App.Redact); a PostToolUse objection refuses
+// it; a refusal or a failure is a JSON-RPC error whose message says why.
+//
+// Subscriptions: a file of the project may be subscribed to, existing or
+// not yet (its creation is an update). Subscribed files are polled (a
+// stat each second), at most 100 per session and 2000 in all; a change
+// is notifications/resources/updated to the sessions subscribed. No hook
+// runs for a subscription: it reads nothing but when the file changes.
+//
+// Prompts (prompts.go): the slash commands of App.Claude, whose trust the
+// catalog checks on each use (a project's command edited since trusted is
+// left out of prompts/list and refused), with arguments from their bodies
+// and argument-hints. prompts/get expands one as a turn does: its
+// "!`command`" lines are bash calls and its "@path" references read
+// calls, through the hooks with the scope of a tools/call; the text,
+// redacted, is one user message. Completion (complete.go): a prompt
+// argument's alternatives or the project's paths, the template's path.
+//
+// Lifecycle: New lists the registry's tools and the catalog's commands
+// (fixed once booted: no prompts/list_changed) and registers the file
+// template; ToolsChanged lists the tools again after the registry changed
+// (clients are sent notifications/tools/list_changed); Serve runs one
+// session on a transport (stdio); Handler serves streamable HTTP. The
+// subscription poller runs while a file is subscribed to: a session's
+// subscriptions end with unsubscribe or with the session, all of them
+// with Close, which also ends every session. The App must outlive the
+// Server.
 package mcpserver
 
 import (
@@ -45,6 +92,8 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -53,7 +102,6 @@ import (
 	"github.com/podcode/podcode/internal/store"
 	"github.com/podcode/podcode/internal/tool"
 	"github.com/podcode/podcode/internal/version"
-	"github.com/podcode/podcode/plugin"
 )
 
 // Channel is the channel of an MCP call's lifecycle payloads.
@@ -74,8 +122,17 @@ type Server struct {
 	// (closing a session waits for them).
 	stopped context.Context
 	stop    context.CancelFunc
+	// calls are the tools/call handlers running: Close lets them answer
+	// (cancelled) before it ends the sessions and their HTTP requests
+	// (ended), so that a client gets its call's end rather than a cut
+	// stream it would try to resume from a server that is gone.
+	calls sync.WaitGroup
+	ended context.Context
+	end   context.CancelFunc
 
 	unwatch func() // stops following the registry
+
+	poll atomic.Int64 // Handler's PollAfter, as a time.Duration
 
 	mu     sync.Mutex
 	listed map[string]*tool.Def // what tools/list shows, by id
@@ -87,13 +144,30 @@ func New(a *app.App) *Server {
 	log := a.Log.With("mcp", "server")
 	s := &Server{app: a, log: log, listed: map[string]*tool.Def{}}
 	s.stopped, s.stop = context.WithCancel(context.Background())
+	s.ended, s.end = context.WithCancel(context.Background())
+	f := &features{s: s}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "podcode", Title: "Podcode", Version: version.App()}, &mcp.ServerOptions{
 		Logger: s.sdkLog(),
-		// Tools only, and tools/list_changed: no logging capability, which
-		// the SDK advertises when nothing is said.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		Capabilities: &mcp.ServerCapabilities{
+			Tools: &mcp.ToolCapabilities{ListChanged: true},
+			// Deprecated from protocol 2026-07-28 on, and what clients of
+			// the versions before it are sent a long call's hooks with.
+			//lint:ignore SA1019 logging is what clients of 2025-11-25 and before read
+			Logging: &mcp.LoggingCapabilities{},
+			// The project's files, with subscriptions; no list_changed:
+			// the tree is not watched, only the files subscribed to.
+			Resources: &mcp.ResourceCapabilities{Subscribe: true},
+			// The commands' catalog is fixed once booted.
+			Prompts:     &mcp.PromptCapabilities{},
+			Completions: &mcp.CompletionCapabilities{},
+		},
+		CompletionHandler:  f.complete,
+		SubscribeHandler:   f.subscribe,
+		UnsubscribeHandler: f.unsubscribe,
 	})
 	s.ToolsChanged()
+	f.addResources()
+	f.addPrompts()
 	// The registry changes after boot too (an MCP server Podcode uses
 	// lists its tools, or changes them). Each change lists the registry
 	// again from scratch, so goroutines that overtake each other agree.
@@ -182,53 +256,6 @@ func describe(d *tool.Def) (*mcp.Tool, error) {
 	return &mcp.Tool{Name: d.ID, Description: d.Description, InputSchema: schema}, nil
 }
 
-// call is the handler of every tools/call.
-func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	id := req.Params.Name
-	var args map[string]any
-	if raw := req.Params.Arguments; len(raw) > 0 {
-		if err := json.Unmarshal(raw, &args); err != nil {
-			return s.failed(fmt.Errorf("the arguments of %s are not a JSON object", id)), nil
-		}
-	}
-	if args == nil {
-		args = map[string]any{}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer context.AfterFunc(s.stopped, cancel)()
-	defer cancel()
-	ctx, cwd, err := s.callContext(ctx)
-	if err != nil {
-		return s.failed(err), nil
-	}
-	call := tool.Call{SessionID: SessionID, MessageID: SessionID, CallID: chat.NewID("call"), Agent: Channel, Cwd: cwd}
-	res, rep, err := s.app.Runner.CallTool(ctx, call, id, args)
-	// See the package doc: the loop guard does not count MCP calls.
-	s.app.Guard.Reset(SessionID)
-	if err != nil {
-		s.log.Debug("mcp: tool call failed", "tool", id, "plugin", source(s.app.Tools, id), "tenant", chat.ScopeFrom(ctx).Tenant, "error", err.Error())
-		return s.failed(err), nil
-	}
-	out := res.Output
-	// What a turn adds to the result the model reads (agent.runTool).
-	if post := rep.Post; post != nil {
-		if post.Result.Decision == plugin.DecisionDeny && post.Result.Message != "" {
-			out += "\n\n(a " + string(post.Event) + " hook objects: " + post.Result.Message + ")"
-		}
-		if text, _ := post.Result.Data[plugin.DataAdditionalContext].(string); text != "" {
-			out += "\n\n(from a " + string(post.Event) + " hook: " + text + ")"
-		}
-	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s.app.Redact.String(out)}}}, nil
-}
-
-// failed is the result of a call that did not succeed: its message, what
-// a model of a turn reads (after tool.execute.after for a failed tool),
-// redacted.
-func (s *Server) failed(err error) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: s.app.Redact.String(err.Error())}}}
-}
-
 // callContext is the context of a call: the caller's scope (tenant, user;
 // the default tenant when there is none, as over stdio) on channel
 // Channel in session SessionID, and a tenant's own workspace; cwd is the
@@ -314,7 +341,24 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 func (s *Server) Close() {
 	s.unwatch()
 	s.stop()
+	answered := make(chan struct{})
+	go func() { s.calls.Wait(); close(answered) }()
+	select {
+	case <-answered:
+		// The answers are on their way: let the transport write them.
+		time.Sleep(closeFlush)
+	case <-time.After(closeWait):
+	}
+	s.end()
 	for ss := range s.mcp.Sessions() {
 		ss.Close()
 	}
 }
+
+// closeWait bounds how long Close waits for the cancelled calls to answer
+// (the runner gives a tool that ignores its cancel 2 s); closeFlush is
+// the time their answers get to be written before the sessions end.
+const (
+	closeWait  = 3 * time.Second
+	closeFlush = 50 * time.Millisecond
+)

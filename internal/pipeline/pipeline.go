@@ -88,6 +88,9 @@ type Runner struct {
 	// input and output (the redactor of everything Podcode stores); nil
 	// records them as they are.
 	Redact *logging.Redactor
+	// AskForm asks a form of the user of a running call of def (a plugin
+	// tool's ctx.ask: tool.AskForm); nil: nobody can be asked.
+	AskForm func(ctx context.Context, def *tool.Def, call tool.Call, message string, schema any) (tool.FormAnswer, error)
 }
 
 func (r *Runner) timeout() time.Duration {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"runtime/debug"
 	"time"
 
@@ -44,6 +45,41 @@ func (r *ToolReport) Rebase(runs []chat.HookRun, of *plugin.Report) []chat.HookR
 	return runs
 }
 
+// Runs lists the call's hooks in the order they ran (PreToolUse, the
+// pipeline steps, PostToolUse), their StartUs counted from the call's
+// start: what the timeline and an MCP client's log show.
+func (r ToolReport) Runs() []chat.HookRun {
+	out := r.Rebase(LifecycleRuns(r.Pre), r.Pre)
+	out = append(out, StepRuns(r.Steps)...)
+	return append(out, r.Rebase(LifecycleRuns(r.Post), r.Post)...)
+}
+
+// LifecycleRuns turns a dispatch report into hook runs, their StartUs
+// counted from the start of the dispatch (ToolReport.Runs rebases them on
+// the tool call's start).
+func LifecycleRuns(rep *plugin.Report) []chat.HookRun {
+	if rep == nil {
+		return nil
+	}
+	out := make([]chat.HookRun, 0, len(rep.Handlers))
+	for _, h := range rep.Handlers {
+		out = append(out, chat.HookRun{Kind: "lifecycle", Hook: string(rep.Event), Source: h.Source, Outcome: string(h.Outcome),
+			Decision: string(h.Decision), Layer: h.Layer.String(), Message: h.Message, Error: h.Error, DurationUs: h.Duration.Microseconds(),
+			StartUs: h.Start.Microseconds()})
+	}
+	return out
+}
+
+// StepRuns turns pipeline steps into hook runs.
+func StepRuns(steps []Step) []chat.HookRun {
+	out := make([]chat.HookRun, 0, len(steps))
+	for _, s := range steps {
+		out = append(out, chat.HookRun{Kind: "pipeline", Hook: s.Hook, Source: s.Plugin, Outcome: s.Outcome, Error: s.Error,
+			DurationUs: s.Duration.Microseconds(), StartUs: s.Start.Microseconds(), Input: s.Input, Output: s.Output})
+	}
+	return out
+}
+
 // ToolGate wraps every tool call the Runner makes with the host's own
 // policies. Before runs after the arguments were validated and before
 // tool.execute.before (SPEC H16: PreToolUse, permissions, the loop guard);
@@ -72,8 +108,9 @@ type ToolGate interface {
 //     output it returns (a *ToolError): a redactor sees every path to the
 //     model.
 //
-// The bus hears tool.call.started before step 2 and tool.call.finished at
-// the end.
+// The bus hears tool.call.started before step 2, tool.call.progress as
+// the running tool reports it (tool.ReportProgress, at most one per
+// tool.ProgressEvery), and tool.call.finished at the end.
 func (r *Runner) CallTool(ctx context.Context, call tool.Call, id string, args map[string]any) (tool.Result, ToolReport, error) {
 	rep := ToolReport{Tool: id, Args: args, Start: time.Now()}
 	def, ok := r.Tools.Get(id)
@@ -131,7 +168,28 @@ func (r *Runner) callTool(ctx context.Context, rep *ToolReport, def *tool.Def, c
 		return tool.Result{}, fmt.Errorf("%s did not run: the turn was cancelled before its tool.execute.before hooks finished: %w", def.ID, err)
 	}
 	start := time.Now()
-	res, execErr := r.execute(ctx, def, call, args)
+	// A tool's progress reports (tool.ReportProgress) are thinned per call
+	// and published for the timeline; whoever ran the call may listen too
+	// (the MCP server sends them to its client).
+	ectx := tool.WithProgress(tool.WithProgressThrottle(ctx), func(p tool.Progress) {
+		ev := map[string]any{"callID": call.CallID, "sessionID": call.SessionID, "tool": def.ID, "progress": p.Progress}
+		if p.Total > 0 {
+			ev["total"] = p.Total
+		}
+		if p.Message != "" {
+			ev["message"] = p.Message
+		}
+		r.publish(ctx, bus.ToolCallProgress, ev)
+	})
+	if r.AskForm != nil {
+		ectx = tool.WithFormAsker(ectx, func(c context.Context, message string, schema any) (tool.FormAnswer, error) {
+			return r.AskForm(c, def, call, message, schema)
+		})
+	}
+	ectx = tool.WithLog(ectx, func(l tool.LogLine) {
+		r.log().Log(ctx, logLevel(l.Level), "tool: "+l.Message, "tool", def.ID, "plugin", def.Source, "call", call.CallID)
+	})
+	res, execErr := r.execute(ectx, def, call, args)
 	rep.Execute = time.Since(start)
 	if execErr != nil {
 		// The error text reaches the model too (a command's output so far,
@@ -170,6 +228,20 @@ func (r *Runner) callTool(ctx context.Context, rep *ToolReport, def *tool.Def, c
 		return tool.Result{}, &ToolError{Message: final.Output, Err: execErr}
 	}
 	return final, nil
+}
+
+// logLevel is the slog level of an MCP log level: notice is info, critical
+// and above error.
+func logLevel(mcp string) slog.Level {
+	switch mcp {
+	case "debug":
+		return slog.LevelDebug
+	case "info", "notice":
+		return slog.LevelInfo
+	case "warning":
+		return slog.LevelWarn
+	}
+	return slog.LevelError
 }
 
 // cancelGrace is how long a call whose context ended still waits for its

@@ -67,7 +67,8 @@ type Command struct {
 	Name         string `json:"name"`
 	Description  string `json:"description"`
 	ArgumentHint string `json:"argumentHint,omitempty"`
-	// Source is where it is defined: "user", "project" or "plugin <key>".
+	// Source is where it is defined: "user", "project" or "plugin <key>"
+	// (Claude Code's layout), or "mcp:<server>" (an MCP server's prompt).
 	Source string `json:"source"`
 }
 

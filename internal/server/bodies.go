@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/podcode/podcode/internal/guard"
 	"github.com/podcode/podcode/internal/pipeline"
 )
 
@@ -23,9 +24,14 @@ type PostMessage struct {
 	Params map[string]any `json:"params,omitempty" jsonschema:"chat.params tunables the client specifies (pipeline.Tunables)"`
 }
 
-// PermissionReply is the body of POST /permissions/{id}.
+// PermissionReply is the body of POST /permissions/{id}: allow for a
+// yes/no question; for a question with a form (an MCP server's
+// elicitation: the event's question.form), action and content, or allow
+// (true accepts the form's defaults, false declines).
 type PermissionReply struct {
-	Allow bool `json:"allow,omitempty"` // false when left out
+	Allow   bool           `json:"allow,omitempty"` // false when left out
+	Action  string         `json:"action,omitempty" jsonschema:"accept, decline or cancel; takes the place of allow (accept is allow true)"`
+	Content map[string]any `json:"content,omitempty" jsonschema:"with action accept, for a question with a form: its values by field name; a field left out gets its default; values that do not fit the form answer 400 and the question stays pending"`
 }
 
 // validator is a body that checks itself after decoding.
@@ -54,7 +60,17 @@ func (b *PostMessage) validate() error {
 	return nil
 }
 
-func (b *PermissionReply) validate() error { return nil }
+func (b *PermissionReply) validate() error {
+	switch b.Action {
+	case "", guard.Accept, guard.Decline, guard.Cancel:
+	default:
+		return fmt.Errorf("action %q is not accept, decline or cancel", b.Action)
+	}
+	if b.Content != nil && b.Action != guard.Accept {
+		return errors.New(`content goes with "action": "accept"`)
+	}
+	return nil
+}
 
 // DecodeBody decodes one JSON value from r into v, refusing unknown fields
 // and trailing data, and validates it. The error says what was wrong and

@@ -2,52 +2,73 @@ package server
 
 import (
 	"context"
+	"errors"
+
+	"github.com/podcode/podcode/internal/guard"
 
 	"github.com/podcode/podcode/internal/cluster"
 )
 
-// answer gives allow to the pending question id of tenant's, if this
-// server holds it, and reports whether it did.
-func (s *Server) answer(id, tenant string, allow bool) bool {
+// answer gives reply to the pending question id of tenant's, if this
+// server holds it (found). A reply that does not fit the question (a
+// form's values that do not fit it) is err, and leaves it pending.
+func (s *Server) answer(id, tenant string, reply PermissionReply) (found bool, err error) {
 	s.mu.Lock()
 	q, ok := s.questions[id]
 	ok = ok && q.tenant == tenant
+	var ans guard.Answer
 	if ok {
-		delete(s.questions, id)
+		if ans, err = reply.answer(q.form); err == nil {
+			delete(s.questions, id)
+		}
 	}
 	s.mu.Unlock()
-	if ok {
-		q.answer <- allow
+	if ok && err == nil {
+		q.answer <- ans
 	}
-	return ok
+	return ok, err
 }
 
 // permissionAnswer is a permission answer one node passes to the others.
 type permissionAnswer struct {
-	ID     string `json:"id"`
-	Tenant string `json:"tenant"`
-	Allow  bool   `json:"allow"`
+	ID     string          `json:"id"`
+	Tenant string          `json:"tenant"`
+	Reply  PermissionReply `json:"reply"`
+}
+
+// permissionAnswered is what the node holding the question says: why the
+// reply does not fit it, if it does not.
+type permissionAnswered struct {
+	Error string `json:"error,omitempty"`
 }
 
 // answerElsewhere passes a permission answer to the node whose turn asked
 // the question, when this server is a node of many; it reports whether a
-// node took it.
-func (s *Server) answerElsewhere(ctx context.Context, id, tenant string, allow bool) bool {
+// node took it, and that node's objection to the reply.
+func (s *Server) answerElsewhere(ctx context.Context, id, tenant string, reply PermissionReply) (found bool, err error) {
 	n := s.Agent.Node
 	if n == nil {
-		return false
+		return false, nil
 	}
-	_, ok, err := cluster.Ask[permissionAnswer, struct{}](ctx, n, "permission", permissionAnswer{ID: id, Tenant: tenant, Allow: allow})
+	res, ok, err := cluster.Ask[permissionAnswer, permissionAnswered](ctx, n, "permission", permissionAnswer{ID: id, Tenant: tenant, Reply: reply})
 	if err != nil {
 		s.Log.Warn("server: passing a permission answer to the other nodes failed", "question", id, "error", err.Error())
+		return false, nil
 	}
-	return ok
+	if ok && res.Error != "" {
+		return true, errors.New(res.Error)
+	}
+	return ok, nil
 }
 
 // joinCluster takes the permission answers other nodes pass on for the
 // questions this server holds.
 func (s *Server) joinCluster(n *cluster.Node) {
-	cluster.Handle(n, "permission", func(_ context.Context, a permissionAnswer) (struct{}, bool) {
-		return struct{}{}, s.answer(a.ID, a.Tenant, a.Allow)
+	cluster.Handle(n, "permission", func(_ context.Context, a permissionAnswer) (permissionAnswered, bool) {
+		found, err := s.answer(a.ID, a.Tenant, a.Reply)
+		if err != nil {
+			return permissionAnswered{Error: err.Error()}, found
+		}
+		return permissionAnswered{}, found
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/podcode/podcode/internal/config"
 	"github.com/podcode/podcode/internal/cron"
 	"github.com/podcode/podcode/internal/enginetest"
+	"github.com/podcode/podcode/internal/guard"
 	"github.com/podcode/podcode/internal/store"
 	"github.com/podcode/podcode/plugin"
 )
@@ -133,7 +134,7 @@ func TestPermissionAnswerCrossesNodesOnlyForItsTenant(t *testing.T) {
 	tokens := []config.TenantToken{{Token: "tok-one", TenantID: 1, UserID: "ann"}, {Token: "tok-two", TenantID: 2, UserID: "bob"}}
 	a, _ := clusterNode(t, "a", pg, nats, stream, &fired, tokens...)
 	b, _ := clusterNode(t, "b", pg, nats, stream, &fired, tokens...)
-	answer := make(chan bool, 1)
+	answer := make(chan guard.Answer, 1)
 	a.mu.Lock()
 	a.questions["perm_1"] = question{tenant: store.TenantKey(1), answer: answer}
 	a.mu.Unlock()
@@ -150,8 +151,25 @@ func TestPermissionAnswerCrossesNodesOnlyForItsTenant(t *testing.T) {
 	if code, body := call(t, srv, "POST", "/permissions/perm_1", "tok-one", `{"allow": true}`); code != 200 {
 		t.Fatalf("tenant 1's answer on node b: %d %v", code, body)
 	}
-	if v := <-answer; !v {
-		t.Fatal("the answer arrived as a no")
+	if v := <-answer; v.Action != guard.Accept {
+		t.Fatalf("the answer arrived as %+v", v)
+	}
+
+	// A form's values cross too, checked by the node that holds the form:
+	// values that do not fit it are a 400 on the node posted to, and the
+	// question still waits.
+	form := &guard.Form{Server: "probe", Fields: []guard.Field{{Name: "age", Type: guard.FieldInteger, Default: 30.0}}}
+	a.mu.Lock()
+	a.questions["perm_2"] = question{tenant: store.TenantKey(1), form: form, answer: answer}
+	a.mu.Unlock()
+	if code, body := call(t, srv, "POST", "/permissions/perm_2", "tok-one", `{"action": "accept", "content": {"age": 1.5}}`); code != 400 {
+		t.Fatalf("values that do not fit, on node b: %d %v", code, body)
+	}
+	if code, body := call(t, srv, "POST", "/permissions/perm_2", "tok-one", `{"action": "accept", "content": {}}`); code != 200 {
+		t.Fatalf("tenant 1's form answer on node b: %d %v", code, body)
+	}
+	if v := <-answer; v.Action != guard.Accept || v.Content["age"] != 30.0 {
+		t.Fatalf("the form's answer arrived as %+v", v)
 	}
 }
 

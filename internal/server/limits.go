@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/podcode/podcode/internal/config"
+	"github.com/podcode/podcode/internal/mcpserver"
 )
 
 // Limits bound what HTTP clients may hold of the server: how long each
@@ -52,6 +53,9 @@ type Limits struct {
 	// clients that resume; keep it above EventsQueue, or a stream closed for
 	// falling behind cannot resume without a gap.
 	EventsReplay int
+	// MCPPollAfter: a tools/call at /mcp still running this long has its
+	// event stream closed with a retry: delay (mcpserver.HTTPOptions).
+	MCPPollAfter time.Duration
 }
 
 // DefaultLimits are the limits of a server whose config sets none.
@@ -64,6 +68,7 @@ var DefaultLimits = Limits{
 	MaxUnauthenticatedConns: 128,
 	EventsQueue:             256,
 	EventsReplay:            1024,
+	MCPPollAfter:            mcpserver.DefaultPollAfter,
 }
 
 // maxHeaderBytes bounds a request's headers: a token and a few headers
@@ -84,6 +89,7 @@ func LimitsFrom(c config.Server) Limits {
 		MaxUnauthenticatedConns: c.MaxUnauthenticatedConns,
 		EventsQueue:             c.EventsQueue,
 		EventsReplay:            c.EventsReplay,
+		MCPPollAfter:            ms(c.MCPPollAfterMs),
 	}.withDefaults()
 }
 
@@ -107,6 +113,7 @@ func (l Limits) withDefaults() Limits {
 	pickN(&l.MaxUnauthenticatedConns, d.MaxUnauthenticatedConns)
 	pickN(&l.EventsQueue, d.EventsQueue)
 	pickN(&l.EventsReplay, d.EventsReplay)
+	pick(&l.MCPPollAfter, d.MCPPollAfter)
 	l.MaxUnauthenticatedConns = min(l.MaxUnauthenticatedConns, l.MaxConns)
 	return l
 }
@@ -126,6 +133,7 @@ func (s *Server) lim() Limits { return s.limits.withDefaults() }
 func (s *Server) HTTP(ln net.Listener, l Limits) (*http.Server, net.Listener) {
 	s.limits = l.withDefaults()
 	s.Agent.App.Bus.SetReplay(s.limits.EventsReplay)
+	s.mcp.SetPollAfter(s.limits.MCPPollAfter)
 	s.httpDone = make(chan struct{})
 	cl := &connLimiter{Listener: ln, max: s.limits.MaxConns, maxAnon: s.limits.MaxUnauthenticatedConns,
 		log: s.Log, conns: map[*limitedConn]struct{}{}}

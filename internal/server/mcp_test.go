@@ -153,7 +153,8 @@ func TestMCPBehindTokenAndGuard(t *testing.T) {
 }
 
 // Stopping the server ends its MCP sessions, and cancels their calls in
-// flight, within the shutdown's bound.
+// flight, within the shutdown's bound: each call is answered (cancelled)
+// before its session ends.
 func TestShutdownEndsMCPSessions(t *testing.T) {
 	started := make(chan struct{})
 	hang := &tool.Def{ID: "hang", Source: "test", Parameters: json.RawMessage(`{"type":"object"}`),
@@ -177,8 +178,10 @@ func TestShutdownEndsMCPSessions(t *testing.T) {
 	// Closing the client waits for its call: on failure, not the test.
 	defer func() { go cs.Close() }()
 	ended := make(chan struct{})
+	var res *mcp.CallToolResult
+	var callErr error
 	go func() {
-		cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hang"})
+		res, callErr = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hang"})
 		close(ended)
 	}()
 	select {
@@ -195,5 +198,10 @@ func TestShutdownEndsMCPSessions(t *testing.T) {
 	case <-ended:
 	case <-time.After(bound):
 		t.Fatal("the call in flight did not end")
+	}
+	// The client got the call's end from the server (cancelled), not a
+	// cut stream it tried to resume from a server that was gone.
+	if callErr != nil || res == nil || !res.IsError {
+		t.Errorf("the call in flight ended with %+v, %v; want the server's answer that it was cancelled", res, callErr)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/guard"
 	"github.com/podcode/podcode/internal/httpjson"
 	"github.com/podcode/podcode/internal/mcpclient"
 	"github.com/podcode/podcode/internal/pipeline"
@@ -137,8 +138,9 @@ type fieldNote struct {
 var schemaNotes = map[reflect.Type]schemaNote{
 	reflect.TypeFor[ErrorBody](): {description: "The body of every error answer of the API (package httpjson)."},
 	// The bodies: what validate refuses.
-	reflect.TypeFor[CreateSession](): {fields: map[string]fieldNote{"model": {pattern: "/", example: "openai/gpt-4o"}}},
-	reflect.TypeFor[PostMessage]():   {fields: map[string]fieldNote{"text": {pattern: `\S`, example: "What does this repository do?"}, "params": {keys: pipeline.Tunables}}},
+	reflect.TypeFor[CreateSession]():   {fields: map[string]fieldNote{"model": {pattern: "/", example: "openai/gpt-4o"}}},
+	reflect.TypeFor[PostMessage]():     {fields: map[string]fieldNote{"text": {pattern: `\S`, example: "What does this repository do?"}, "params": {keys: pipeline.Tunables}}},
+	reflect.TypeFor[PermissionReply](): {fields: map[string]fieldNote{"action": {enum: []string{guard.Accept, guard.Decline, guard.Cancel}}}},
 	reflect.TypeFor[store.Session](): {fields: map[string]fieldNote{
 		"parentID": {description: "the session that started this sub-agent"},
 		"status":   {enum: []string{store.SessionIdle, store.SessionRunning, store.SessionInterrupted, store.SessionClosed}},
@@ -171,9 +173,12 @@ var schemaNotes = map[reflect.Type]schemaNote{
 		"guards":  {description: "the handlers that deny while it is not trusted"},
 	}},
 	reflect.TypeFor[mcpclient.Status](): {description: "An MCP server the tools come from, and its state.", fields: map[string]fieldNote{
-		"transport": {enum: []string{mcpclient.Stdio, mcpclient.HTTP, mcpclient.SSE, mcpclient.Remote}},
-		"state":     {enum: []string{mcpclient.StateStarting, mcpclient.StateReady, mcpclient.StateRetrying, mcpclient.StateStopped, mcpclient.StateUntrusted}},
-		"tools":     {description: "the ids its tools are registered as"},
+		"transport":         {enum: []string{mcpclient.Stdio, mcpclient.HTTP, mcpclient.SSE, mcpclient.Remote}},
+		"state":             {enum: []string{mcpclient.StateStarting, mcpclient.StateReady, mcpclient.StateRetrying, mcpclient.StateStopped, mcpclient.StateUntrusted}},
+		"tools":             {description: "the ids its tools are registered as"},
+		"prompts":           {description: "the slash commands its prompts are invoked by (mcp__<server>__<prompt>)"},
+		"resources":         {description: "its resources' URIs, as last listed; not told to a tenant"},
+		"resourceTemplates": {description: "its resource templates (RFC 6570), as last listed; not told to a tenant"},
 	}},
 }
 

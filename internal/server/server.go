@@ -133,7 +133,8 @@ func (t *turns) close() <-chan struct{} {
 
 type question struct {
 	tenant string
-	answer chan bool
+	form   *guard.Form       // nil for a yes/no question
+	answer chan guard.Answer // Accept is yes (see PermissionReply.answer)
 }
 
 // New returns a server for ag; it becomes the agent's asker for turns that
@@ -317,7 +318,7 @@ func (s *Server) endpoints() []endpoint {
 		post("/permissions/{id}", s.replyPermission, operation{id: "replyPermission", summary: "Answer a permission question (see the permission.asked event)",
 			body: bodyOf[PermissionReply](),
 			answers: []answer{jsonAnswer[PermissionAnswered](200, "answered"), errorAnswer(404, "no pending question"),
-				errorAnswer(400, "bad body: what was wrong and where")}}),
+				errorAnswer(400, "bad body, or a form's values that do not fit it (the question stays pending): what was wrong and where")}}),
 		get("/plugins", s.listPlugins, operation{id: "listPlugins", summary: "Loaded plugins in pipeline order, load warnings, and the project code that does not run",
 			answers: []answer{jsonAnswer[PluginList](200, "plugins")}}),
 		get("/tools", s.listTools, operation{id: "listTools", summary: "The merged tool registry",
@@ -580,11 +581,18 @@ func (s *Server) replyPermission(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The question may be another node's (its turn asked there).
-	if !s.answer(r.PathValue("id"), tenant(r), body.Allow) && !s.answerElsewhere(r.Context(), r.PathValue("id"), tenant(r), body.Allow) {
-		httpjson.Error(w, http.StatusNotFound, fmt.Errorf("no pending permission question %s", r.PathValue("id")))
-		return
+	found, err := s.answer(r.PathValue("id"), tenant(r), body)
+	if !found {
+		found, err = s.answerElsewhere(r.Context(), r.PathValue("id"), tenant(r), body)
 	}
-	httpjson.Write(w, 200, PermissionAnswered{OK: true})
+	switch {
+	case !found:
+		httpjson.Error(w, http.StatusNotFound, fmt.Errorf("no pending permission question %s", r.PathValue("id")))
+	case err != nil: // the question is still pending: the values can be fixed
+		s.fail(w, http.StatusBadRequest, err)
+	default:
+		httpjson.Write(w, 200, PermissionAnswered{OK: true})
+	}
 }
 
 // health answers that the server serves, and lists the project code that
@@ -599,6 +607,8 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		mcp[i].Error = s.redact(mcp[i].Error)
 		if tenant {
 			mcp[i].Origin, mcp[i].PID, mcp[i].Error = "", 0, ""
+			// A resource's URI may name a file of the user's.
+			mcp[i].Resources, mcp[i].ResourceTemplates = nil, nil
 		}
 	}
 	httpjson.Write(w, 200, Health{OK: true, Skipped: s.skipped(tenant), MCP: mcp})
@@ -659,8 +669,8 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) listCommands(w http.ResponseWriter, r *http.Request) {
 	out := []Command{}
-	for _, c := range s.Agent.App.Claude.Commands() {
-		out = append(out, Command{Name: c.Name, Description: c.Value.Description, ArgumentHint: c.Value.ArgumentHint, Source: c.Value.Source.Label})
+	for _, c := range s.Agent.App.Commands() {
+		out = append(out, Command{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint, Source: c.Source})
 	}
 	httpjson.Write(w, 200, out)
 }
@@ -819,22 +829,33 @@ func (a *apiAsker) Ask(ctx context.Context, q guard.Question) (bool, error) {
 		}
 		return false, guard.ErrNobodyToAsk
 	}
-	ch := make(chan bool, 1)
+	q.Form = nil // asked as yes/no (AskForm asks forms)
+	ans, err := a.ask(ctx, q)
+	return ans.Action == guard.Accept, err
+}
+
+// ask publishes q (permission.asked, its form too when it has one) and
+// waits for POST /permissions/{id}.
+func (a *apiAsker) ask(ctx context.Context, q guard.Question) (guard.Answer, error) {
+	ch := make(chan guard.Answer, 1)
 	tenant := chat.ScopeFrom(ctx).Tenant
 	a.s.mu.Lock()
-	a.s.questions[q.ID] = question{tenant: tenant, answer: ch}
+	a.s.questions[q.ID] = question{tenant: tenant, form: q.Form, answer: ch}
 	a.s.mu.Unlock()
 	defer func() {
 		a.s.mu.Lock()
 		delete(a.s.questions, q.ID)
 		a.s.mu.Unlock()
 	}()
-	a.s.Agent.App.Bus.PublishFor(tenant, EventPermissionAsked, map[string]any{"question": map[string]any{
-		"id": q.ID, "sessionID": q.SessionID, "tool": q.Tool, "args": q.Args, "reason": q.Reason}})
+	asked := map[string]any{"id": q.ID, "sessionID": q.SessionID, "tool": q.Tool, "args": q.Args, "reason": q.Reason}
+	if q.Form != nil {
+		asked["form"] = q.Form
+	}
+	a.s.Agent.App.Bus.PublishFor(tenant, EventPermissionAsked, map[string]any{"question": asked})
 	select {
-	case ok := <-ch:
-		return ok, nil
+	case ans := <-ch:
+		return ans, nil
 	case <-ctx.Done():
-		return false, ctx.Err()
+		return guard.Answer{}, ctx.Err()
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/podcode/podcode/internal/config"
 )
 
 // File is the database's name in its data directory.
@@ -28,13 +30,9 @@ var legacyFile = filepath.Join(".podcode", File)
 // start of the SHA-256 of its real path: one directory per project, that a
 // person can find.
 func DataDir(project string) (string, error) {
-	base := os.Getenv("XDG_DATA_HOME")
-	if !filepath.IsAbs(base) { // the XDG spec: a relative value is ignored
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("store: no user data folder (%w); set XDG_DATA_HOME, or give a directory with --data", err)
-		}
-		base = filepath.Join(home, ".local", "share")
+	base, err := config.UserDataDir()
+	if err != nil {
+		return "", fmt.Errorf("store: %w, or give a directory with --data", err)
 	}
 	real, err := filepath.EvalSymlinks(project)
 	if err != nil {
@@ -51,7 +49,7 @@ func DataDir(project string) (string, error) {
 		}
 		return '_'
 	}, filepath.Base(real))
-	return filepath.Join(base, "podcode", "projects", name+"-"+hex.EncodeToString(sum[:6])), nil
+	return filepath.Join(base, "projects", name+"-"+hex.EncodeToString(sum[:6])), nil
 }
 
 // Adoption is what Adopt found.

@@ -3,8 +3,10 @@ package tool
 import (
 	"context"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/podcode/podcode/internal/proc"
@@ -43,7 +45,8 @@ func (b builtins) bash(parent context.Context, _ Call, args map[string]any) (Res
 		return Result{}, err
 	}
 	out := tailBuffer{proc.Tail{Max: MaxOutputBytes}}
-	cmd.Stdout, cmd.Stderr = &out, &out
+	w := &progressWriter{ctx: parent, w: &out}
+	cmd.Stdout, cmd.Stderr = w, w
 	start := time.Now()
 	exit, err := proc.Run(ctx, cmd)
 	switch {
@@ -68,6 +71,24 @@ func bashCommand(command, dir string) *exec.Cmd {
 	cmd := exec.Command("bash", "-c", command)
 	cmd.Dir = dir
 	return cmd
+}
+
+// progressWriter passes a command's output on to w and reports the call's
+// progress as it comes (tool.ReportProgress): the bytes written so far,
+// and no line of them: progress is shown and sent before tool.execute.after
+// runs, so a redactor plugin has not seen the output yet. Stdout and stderr
+// share it, as they share the output.
+type progressWriter struct {
+	ctx context.Context
+	w   io.Writer
+	n   atomic.Int64
+}
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	total := p.n.Add(int64(n))
+	ReportProgress(p.ctx, Progress{Progress: float64(total), Message: fmt.Sprintf("%d bytes of output", total)})
+	return n, err
 }
 
 // tailBuffer keeps the last MaxOutputBytes written to it.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -64,7 +65,7 @@ func Builtins(o Options) []*Def {
 	b := builtins{o}
 	return []*Def{
 		{ID: "read", Source: Builtin, Execute: b.read,
-			Description: "Read a text file. Lines are numbered; use offset and limit for long files.",
+			Description: "Read a text file (lines numbered; use offset and limit for long files), or an image or audio file (returned as it is).",
 			Parameters: json.RawMessage(`{"type":"object","properties":{
 				"path":{"type":"string","description":"file path, relative to the project or absolute"},
 				"offset":{"type":"integer","minimum":0,"description":"first line to read, 0-based"},
@@ -178,6 +179,9 @@ func (b builtins) read(ctx context.Context, _ Call, args map[string]any) (Result
 	lr := newLineReader(ctxReader{ctx, src}, maxLineBytes)
 	defer lr.release()
 	if head, _ := lr.br.Peek(8 << 10); !looksLikeText(head) {
+		if mime := mediaType(head); mime != "" {
+			return readMedia(lr.br, shown, mime)
+		}
 		return Result{}, notText
 	}
 	offset, limit := max(num(args, "offset", 0), 0), min(max(num(args, "limit", maxReadLines), 1), maxReadLines)
@@ -232,6 +236,34 @@ func (b builtins) read(ctx context.Context, _ Call, args map[string]any) (Result
 		meta["lines"] = n
 	}
 	return Result{Title: shown, Output: out.String(), Metadata: meta}, nil
+}
+
+// maxMediaBytes bounds an image or audio file read returns.
+const maxMediaBytes = 5 << 20
+
+// mediaType is the MIME type of an image or audio file that starts with
+// head, or "" for anything else.
+func mediaType(head []byte) string {
+	mime, _, _ := strings.Cut(http.DetectContentType(head), ";")
+	if strings.HasPrefix(mime, "image/") || strings.HasPrefix(mime, "audio/") {
+		return mime
+	}
+	return ""
+}
+
+// readMedia is read's result for an image or audio file: the file as an
+// attachment, described in the output.
+func readMedia(r io.Reader, shown, mime string) (Result, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxMediaBytes+1))
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: %w", shown, err)
+	}
+	if len(data) > maxMediaBytes {
+		return Result{}, fmt.Errorf("%s is %s larger than %d MiB: too large to read", shown, mime, maxMediaBytes>>20)
+	}
+	return Result{Title: shown, Output: fmt.Sprintf("[%s: %s, %d bytes]", strings.SplitN(mime, "/", 2)[0], mime, len(data)),
+		Metadata:    map[string]any{"mime": mime, "bytes": len(data)},
+		Attachments: []Attachment{{MIMEType: mime, Data: data}}}, nil
 }
 
 // restCountBytes bounds how far read looks past the lines it returns to

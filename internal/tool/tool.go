@@ -63,6 +63,36 @@ type Result struct {
 	Title    string         `json:"title"`
 	Output   string         `json:"output"`
 	Metadata map[string]any `json:"metadata,omitempty"`
+	// Attachments are what the result holds besides text (an image read,
+	// an MCP tool's audio): Output describes each, for the model and the
+	// hooks; an MCP client of Podcode's server gets them as they are.
+	// They are not stored, and a tool.execute.after hook that changes the
+	// result drops them: what a redactor could not see, it cannot vouch for.
+	Attachments []Attachment `json:"-"`
+}
+
+// MaxAttachmentBytes bounds the attachments of one result.
+const MaxAttachmentBytes = 10 << 20
+
+// Attachment is content of a result that is not text.
+type Attachment struct {
+	MIMEType string // image/png, audio/wav, text/plain, ...
+	Data     []byte // an image's or audio's bytes, or a binary resource's
+	URI      string // set for a resource (embedded in the result), else ""
+	Text     string // a text resource's text
+}
+
+// Kind is what a is: "image", "audio" or "resource".
+func (a Attachment) Kind() string {
+	switch {
+	case a.URI != "":
+		return "resource"
+	case strings.HasPrefix(a.MIMEType, "image/"):
+		return "image"
+	case strings.HasPrefix(a.MIMEType, "audio/"):
+		return "audio"
+	}
+	return "resource"
 }
 
 // Check validates args for d (step 1 of the call).

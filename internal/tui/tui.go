@@ -103,6 +103,9 @@ type question struct {
 	id, sessionID, tool, reason string
 	args                        json.RawMessage
 	shown                       time.Time
+	// asks is an MCP server's form question ("<server> asks: <message>"),
+	// answered y (its defaults, the args) or n (declined); "" otherwise.
+	asks string
 }
 
 // answerDelay is how long a question is shown before y or n answers it.
@@ -407,6 +410,11 @@ func (m *model) event(ev bus.Event) tea.Cmd {
 		m.question.tool, _ = q["tool"].(string)
 		m.question.reason, _ = q["reason"].(string)
 		m.question.args, _ = json.Marshal(q["args"])
+		if f, ok := q["form"].(map[string]any); ok {
+			server, _ := f["server"].(string)
+			message, _ := f["message"].(string)
+			m.question.asks = server + " asks: " + chat.Shorten(message, 300)
+		}
 		return nil
 	}
 	if sid != m.session.ID {
@@ -453,7 +461,8 @@ func (m *model) event(ev bus.Event) tea.Cmd {
 		case status != "complete":
 			line = red.Render(safetext.Line(fmt.Sprintf("✗ turn %s: %s", status, errText)))
 		}
-		return m.emit(line)
+		// The commands again: an MCP server's prompts come and go with it.
+		return tea.Batch(m.emit(line), m.loadCommands())
 	}
 	return nil
 }
@@ -671,11 +680,16 @@ func (m *model) View() tea.View {
 	}
 	if m.question != nil {
 		q := m.question
-		line := yellow.Render("? Allow "+safetext.Line(q.tool)+"?") + "  " + argsLine(q.tool, q.args)
-		if q.reason != "" {
-			line += dim.Render("  (" + safetext.Line(q.reason) + ")")
+		if q.asks != "" {
+			b.WriteString(yellow.Render("? "+safetext.Line(q.asks)) + "  " + argsLine(q.tool, q.args) + "\n" +
+				bold.Render("  [y] accept these values  [n] decline") + dim.Render("  (the prompt waits for the answer)") + "\n")
+		} else {
+			line := yellow.Render("? Allow "+safetext.Line(q.tool)+"?") + "  " + argsLine(q.tool, q.args)
+			if q.reason != "" {
+				line += dim.Render("  (" + safetext.Line(q.reason) + ")")
+			}
+			b.WriteString(line + "\n" + bold.Render("  [y] allow  [n] deny") + dim.Render("  (the prompt waits for the answer)") + "\n")
 		}
-		b.WriteString(line + "\n" + bold.Render("  [y] allow  [n] deny") + dim.Render("  (the prompt waits for the answer)") + "\n")
 	} else if m.running && len(m.calls) == 0 {
 		b.WriteString(dim.Render(spin+" working… "+time.Since(m.started).Truncate(time.Second).String()+"  (Esc cancels)") + "\n")
 	}

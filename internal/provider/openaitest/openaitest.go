@@ -55,9 +55,11 @@ type Message struct {
 
 // Request is one request the server received.
 type Request struct {
-	Messages []Message `json:"messages"`
-	Status   int       `json:"-"` // what the server answered
-	Error    string    `json:"-"` // the 400's message, if any
+	Messages    []Message `json:"messages"`
+	MaxTokens   int       `json:"max_tokens"`
+	Temperature *float64  `json:"temperature"`
+	Status      int       `json:"-"` // what the server answered
+	Error       string    `json:"-"` // the 400's message, if any
 }
 
 // Server is the endpoint. Answers are taken in order by the requests that

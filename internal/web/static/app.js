@@ -5,6 +5,7 @@ import { api, token, follow, APIError } from './api.js';
 import { h, pretty } from './dom.js';
 import * as timeline from './timeline.js';
 import * as usage from './usage.js';
+import { askForm } from './form.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -16,6 +17,7 @@ const state = {
   settled: null,      // while busy: the user message of the last turn known to have finished
   stop: null,         // stops the event stream
   commands: [],       // the slash commands (GET /commands)
+  progress: new Map(), // callID → the running call's latest tool.call.progress
 };
 
 // ---- token ---------------------------------------------------------------
@@ -35,6 +37,12 @@ async function start() {
   state.stop = follow(onEvent, onStreamState);
   await refreshSessions();
   route();
+  await refreshCommands();
+}
+
+// The slash commands (GET /commands): an MCP server's prompts come and go
+// with it, so they are read again after each turn.
+async function refreshCommands() {
   try { state.commands = await api('GET', '/commands'); } catch (e) { report(e); }
 }
 
@@ -201,7 +209,8 @@ function messageItem(m) {
   const parts = [h('span', { class: 'who' }, m.role === 'tool' ? `tool result · ${m.result ? m.result.tool : ''}` : m.role)];
   if (m.text) parts.push(h('p', {}, m.text));
   for (const c of m.toolCalls || []) {
-    parts.push(h('div', { class: 'toolcall' }, h('strong', {}, `calls ${c.tool}`), h('pre', { 'aria-label': `arguments of ${c.tool}` }, pretty(c.args))));
+    parts.push(h('div', { class: 'toolcall', 'data-call': c.id }, h('strong', {}, `calls ${c.tool}`), h('pre', { 'aria-label': `arguments of ${c.tool}` }, pretty(c.args)),
+      progressLine(c.id)));
   }
   const changed = timeline.rewritten(m);
   if (changed) {
@@ -215,6 +224,26 @@ function messageItem(m) {
   if (m.error) parts.push(h('p', { class: 'error' }, m.error));
   if (m.status && m.status !== 'complete') parts.push(h('p', { class: 'meta' }, m.status));
   return h('li', { class: cls.join(' '), 'data-role': m.role, 'data-id': m.id }, ...parts);
+}
+
+// progressLine is what a running call said of its progress
+// (tool.call.progress), shown under the call until its result comes.
+function progressLine(callID) {
+  const p = state.progress.get(callID);
+  if (!p) return null;
+  const done = p.total ? ` of ${p.total}` : '';
+  const bar = p.total ? h('progress', { max: p.total, value: p.progress }) : null;
+  return h('p', { class: 'progress meta', role: 'status' }, bar, ` ${p.progress}${done}`, p.message ? ` · ${p.message}` : '');
+}
+
+function showProgress(p) {
+  state.progress.set(p.callID, p);
+  const el = [...$('messages').querySelectorAll('.toolcall')].find((x) => x.dataset.call === p.callID);
+  if (!el) return;
+  const old = el.querySelector('.progress');
+  const line = progressLine(p.callID);
+  if (old) old.replaceWith(line);
+  else el.append(line);
 }
 
 function upsert(m) {
@@ -280,6 +309,10 @@ $('cancel').addEventListener('click', async () => {
 
 function askPermission(q) {
   if (document.getElementById('q-' + q.id)) return;
+  if (q.form) {
+    askForm($('questions'), q, (body) => api('POST', '/permissions/' + encodeURIComponent(q.id), body), () => $('prompt').focus());
+    return;
+  }
   const box = h('div', { class: 'question', id: 'q-' + q.id, role: 'group', 'aria-labelledby': 'qt-' + q.id, 'data-session': q.sessionID },
     h('p', { id: 'qt-' + q.id }, h('strong', {}, `Allow ${q.tool}?`), q.reason ? ` (${q.reason})` : ''),
     h('pre', { 'aria-label': `arguments of ${q.tool}` }, pretty(q.args)));
@@ -326,6 +359,7 @@ function onEvent(type, ev) {
         openSession(state.session.id);
       }
       refreshSessions();
+      refreshCommands();
       break;
     case 'message.delta':
       if (here(p)) {
@@ -341,6 +375,15 @@ function onEvent(type, ev) {
       break;
     case 'permission.asked':
       if (p.question && here(p.question)) askPermission(p.question);
+      break;
+    case 'tool.call.progress':
+      if (here(p)) showProgress(p);
+      break;
+    case 'tool.call.finished':
+      if (state.progress.delete(p.callID)) {
+        const old = [...$('messages').querySelectorAll('.progress')].find((x) => x.closest('.toolcall').dataset.call === p.callID);
+        if (old) old.remove();
+      }
       break;
     case 'events.missed':
       // Events were lost: reload what is shown.

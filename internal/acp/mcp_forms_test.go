@@ -1,0 +1,66 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	sdk "github.com/coder/acp-go-sdk"
+	mcp "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/podcode/podcode/internal/apptest"
+)
+
+// An MCP server's form during an editor's prompt is a
+// session/request_permission about the call: "Accept with the defaults"
+// sends the schema's defaults, "Decline" declines, a cancelled question
+// cancels.
+func TestMCPFormAskedAsPermission(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "asking", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "ask", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Who are you?", RequestedSchema: json.RawMessage(
+			`{"type":"object","properties":{"name":{"type":"string","default":"John Doe"},"age":{"type":"integer","default":30}}}`)})
+		if err != nil {
+			return nil, err
+		}
+		b, _ := json.Marshal(res)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "got " + string(b)}}}, nil
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	e := serve(t, apptest.Project{User: map[string]any{"mcp": map[string]any{"probe": map[string]any{"type": "remote", "url": ts.URL + "/mcp"}}}},
+		sdk.ClientCapabilities{})
+	id := e.newSession(t)
+	for _, c := range []struct {
+		outcome sdk.RequestPermissionOutcome
+		want    string
+	}{
+		{sdk.NewRequestPermissionOutcomeSelected("allow"), `got {"action":"accept","content":{"age":30,"name":"John Doe"}}`},
+		{sdk.NewRequestPermissionOutcomeSelected("reject"), `got {"action":"decline"}`},
+		{sdk.NewRequestPermissionOutcomeCancelled(), `got {"action":"cancel"}`},
+	} {
+		e.cl.mu.Lock()
+		e.cl.asked = nil
+		e.cl.answer = func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+			return sdk.RequestPermissionResponse{Outcome: c.outcome}, nil
+		}
+		e.cl.mu.Unlock()
+		if stop, err := e.prompt(t, id, `/tool probe_ask {}`); err != nil || stop != sdk.StopReasonEndTurn {
+			t.Fatalf("%v %v", stop, err)
+		}
+		got := strings.Join(describeAll(e.cl.take()), "\n")
+		if !strings.Contains(got, c.want) {
+			t.Errorf("updates:\n%s\nwithout %s", got, c.want)
+		}
+		e.cl.mu.Lock()
+		asked := e.cl.asked
+		e.cl.mu.Unlock()
+		if len(asked) != 1 || asked[0].Options[0].Name != "Accept with the defaults" || asked[0].Options[1].Name != "Decline" ||
+			asked[0].ToolCall.Title == nil || *asked[0].ToolCall.Title != "probe asks: Who are you?" {
+			t.Fatalf("asked %+v", asked)
+		}
+	}
+}
