@@ -92,15 +92,26 @@ func TestCallAsksItsClientAndReportsProgressAndHooks(t *testing.T) {
 	if len(lines) < 2 || lines[0] != fmt.Sprintf("%d bytes of output", len("compiling\n")) {
 		t.Errorf("progress messages %q: bash's output did not come as it ran", lines)
 	}
-	var hooks []string
-	for _, l := range yes.logs {
-		m, _ := l.Data.(map[string]any)
-		hooks = append(hooks, fmt.Sprint(m["message"]))
+	yes.mu.Unlock()
+	// The SDK's client hands notifications over apart from the answer: the
+	// last may come just after it.
+	var got string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var hooks []string
+		yes.mu.Lock()
+		for _, l := range yes.logs {
+			m, _ := l.Data.(map[string]any)
+			hooks = append(hooks, fmt.Sprint(m["message"]))
+		}
+		yes.mu.Unlock()
+		got = strings.Join(hooks, "\n")
+		if strings.Contains(got, "PreToolUse: test-guard") && strings.Contains(got, "PostToolUse: test-post") || time.Now().After(deadline) {
+			break
+		}
 	}
-	if got := strings.Join(hooks, "\n"); !strings.Contains(got, "PreToolUse: test-guard") || !strings.Contains(got, "PostToolUse: test-post") {
+	if !strings.Contains(got, "PreToolUse: test-guard") || !strings.Contains(got, "PostToolUse: test-post") {
 		t.Errorf("log messages:\n%s", got)
 	}
-	yes.mu.Unlock()
 
 	var no notes
 	cs = dial(t, New(a), no.options(false))
