@@ -351,24 +351,11 @@ func (s *Server) connect(life context.Context) (*conn, error) {
 	ctx, cancel := context.WithCancel(life)
 	timer := time.AfterFunc(s.startTimeout(), cancel)
 	c := &conn{cancel: cancel}
-	// notifications/tools/list_changed is coalesced: one worker lists the
-	// tools again for the connection's life, and a notification while a
-	// list is under way leaves at most one more pending, so that a server
-	// flooding the notification costs two lists in a row, not one each.
-	relist := make(chan struct{}, 1)
-	s.set.wg.Add(1) // run holds the group above zero, so Close waits for this too
-	go func() {
-		defer s.set.wg.Done()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-relist:
-				s.relist(ctx)
-			}
-		}
-	}()
-	promptsChanged, resourcesChanged := s.watchOffers(ctx)
+	// notifications/tools/list_changed (and the prompts' and resources')
+	// are coalesced: see coalesce.
+	toolsChanged := s.coalesce(ctx, func() { s.relist(ctx) })
+	promptsChanged := s.coalesce(ctx, func() { s.relistOffers(ctx, true, false) })
+	resourcesChanged := s.coalesce(ctx, func() { s.relistOffers(ctx, false, true) })
 	client := sdk.NewClient(&sdk.Implementation{Name: "podcode", Version: version.App()}, &sdk.ClientOptions{
 		// Forms only (a URL-mode elicitation is declined); roots without
 		// listChanged (mcp_roots.go); sampling as CreateMessageHandler
@@ -383,13 +370,8 @@ func (s *Server) connect(life context.Context) (*conn, error) {
 		CreateMessageHandler:        s.sample,
 		ProgressNotificationHandler: s.progress,
 		//lint:ignore SA1019 see above
-		LoggingMessageHandler: s.logMessage,
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
-			select {
-			case relist <- struct{}{}:
-			default: // one is pending already, and will see this change
-			}
-		},
+		LoggingMessageHandler:      s.logMessage,
+		ToolListChangedHandler:     func(context.Context, *sdk.ToolListChangedRequest) { toolsChanged() },
 		PromptListChangedHandler:   func(context.Context, *sdk.PromptListChangedRequest) { promptsChanged() },
 		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) { resourcesChanged() },
 	})
@@ -435,6 +417,32 @@ func (s *Server) connect(life context.Context) (*conn, error) {
 	s.listOffers(octx, c.session)
 	ocancel()
 	return c, nil
+}
+
+// coalesce runs do on a worker of its own for ctx's life, once per call
+// of the returned function; a call while do runs leaves at most one more
+// pending, so that a server flooding a list_changed notification costs two
+// lists in a row, not one each.
+func (s *Server) coalesce(ctx context.Context, do func()) (poke func()) {
+	pending := make(chan struct{}, 1)
+	s.set.wg.Add(1) // run holds the group above zero, so Close waits for this too
+	go func() {
+		defer s.set.wg.Done()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-pending:
+				do()
+			}
+		}
+	}()
+	return func() {
+		select {
+		case pending <- struct{}{}:
+		default: // one is pending already, and will see this change
+		}
+	}
 }
 
 // startProcess starts a local server's command and its session.

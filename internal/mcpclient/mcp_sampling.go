@@ -81,6 +81,16 @@ func (s *Server) sample(ctx context.Context, req *sdk.CreateMessageRequest) (*sd
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
+	// One request of a server's at a time, its question and its model call:
+	// a server allowed to sample cannot run the user's models in parallel,
+	// and requests wait their turn (or give up with their request). The
+	// call in flight a request is for is looked up once it is its turn.
+	select {
+	case s.sampling <- struct{}{}:
+		defer func() { <-s.sampling }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	actx, call, done := s.onBehalf(ctx)
 	defer done()
 	if policy != SamplingAllow {
@@ -100,15 +110,6 @@ func (s *Server) sample(ctx context.Context, req *sdk.CreateMessageRequest) (*sd
 		case ans.Action != guard.Accept:
 			return nil, refuse("the user said no")
 		}
-	}
-	// One model call of a server's at a time: a server allowed to sample
-	// cannot run the user's models in parallel, and asks wait their turn
-	// (or give up with their request).
-	select {
-	case s.sampling <- struct{}{}:
-		defer func() { <-s.sampling }()
-	case <-actx.Done():
-		return nil, refuse("it gave up while another of its requests was being answered")
 	}
 	res, err := s.set.opts.Sample(actx, r)
 	if err != nil {

@@ -17,9 +17,9 @@ import (
 // tools).
 //
 // Lifecycle: a server's prompts and resources are listed once its tools
-// are (connect, within the start bound), when it advertises them;
+// are (connect, after the start, bounded apart), when it advertises them;
 // notifications/prompts/list_changed and notifications/resources/list_changed
-// list them again (watchOffers: coalesced as tools/list_changed is). A list
+// list them again (coalesced as tools/list_changed is: Server.coalesce). A list
 // that fails is a warning: the server is ready with its tools, and offers
 // what it offered before. What a server offered stays known while it is
 // down (as its tools stay registered); Hub.Prompts lists only the prompts
@@ -119,38 +119,6 @@ func (h *Hub) Server(name string) *Server {
 		}
 	}
 	return nil
-}
-
-// watchOffers starts the worker that lists the prompts or the resources
-// again when the server says they changed, for the connection's life
-// (ctx); the returned functions are the notifications' handlers. As for
-// tools, a notification while a list is under way leaves at most one more
-// pending.
-func (s *Server) watchOffers(ctx context.Context) (promptsChanged, resourcesChanged func()) {
-	prompts, resources := make(chan struct{}, 1), make(chan struct{}, 1)
-	s.set.wg.Add(1) // run holds the group above zero, so Close waits for this too
-	go func() {
-		defer s.set.wg.Done()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-prompts:
-				s.relistOffers(ctx, true, false)
-			case <-resources:
-				s.relistOffers(ctx, false, true)
-			}
-		}
-	}()
-	poke := func(c chan struct{}) func() {
-		return func() {
-			select {
-			case c <- struct{}{}:
-			default: // one is pending already, and will see this change
-			}
-		}
-	}
-	return poke(prompts), poke(resources)
 }
 
 // listOffers lists what session's server offers besides its tools, after
