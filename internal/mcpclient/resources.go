@@ -176,6 +176,16 @@ func RenderResource(res *sdk.ReadResourceResult) (string, map[string]any) {
 // user's files (what /healthz keeps from tenants too).
 var errTenantResources = errors.New("the MCP servers' resources are the server owner's: a tenant cannot list or read them")
 
+// ownersOnly is exec, refused for a tenant's call (errTenantResources).
+func ownersOnly(exec func(context.Context, tool.Call, map[string]any) (tool.Result, error)) func(context.Context, tool.Call, map[string]any) (tool.Result, error) {
+	return func(ctx context.Context, call tool.Call, args map[string]any) (tool.Result, error) {
+		if chat.ScopeFrom(ctx).TenantID != 0 {
+			return tool.Result{}, errTenantResources
+		}
+		return exec(ctx, call, args)
+	}
+}
+
 // resourceTools are the tools through which the model lists and reads the
 // resources of every server of the hub (Claude Code's ListMcpResourcesTool
 // and ReadMcpResourceTool), and through which an @server:uri mention is
@@ -196,19 +206,13 @@ func (h *Hub) resourceTools() []*tool.Def {
 	return []*tool.Def{
 		{ID: ListResourcesToolID, Source: tool.Builtin, Alias: listResourcesClaude, Parameters: list,
 			Description: "List the resources (and resource templates) the MCP servers offer: data such as files, records or pages, each by its URI. Read one with " + ReadResourceToolID + ".",
-			Execute: func(ctx context.Context, _ tool.Call, args map[string]any) (tool.Result, error) {
-				if chat.ScopeFrom(ctx).TenantID != 0 {
-					return tool.Result{}, errTenantResources
-				}
+			Execute: ownersOnly(func(ctx context.Context, _ tool.Call, args map[string]any) (tool.Result, error) {
 				name, _ := args["server"].(string)
 				return h.listTool(ctx, name)
-			}},
+			})},
 		{ID: ReadResourceToolID, Source: tool.Builtin, Alias: readResourceClaude, Parameters: read,
 			Description: "Read a resource of an MCP server by its URI (see " + ListResourcesToolID + ").",
-			Execute: func(ctx context.Context, _ tool.Call, args map[string]any) (tool.Result, error) {
-				if chat.ScopeFrom(ctx).TenantID != 0 {
-					return tool.Result{}, errTenantResources
-				}
+			Execute: ownersOnly(func(ctx context.Context, _ tool.Call, args map[string]any) (tool.Result, error) {
 				name, _ := args["server"].(string)
 				uri, _ := args["uri"].(string)
 				s, err := h.named(name)
@@ -220,7 +224,7 @@ func (h *Hub) resourceTools() []*tool.Def {
 					return tool.Result{}, err
 				}
 				return tool.Result{Title: name + ": " + uri, Output: out, Metadata: meta}, nil
-			}},
+			})},
 	}
 }
 

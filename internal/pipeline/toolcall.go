@@ -171,7 +171,7 @@ func (r *Runner) callTool(ctx context.Context, rep *ToolReport, def *tool.Def, c
 	// A tool's progress reports (tool.ReportProgress) are thinned per call
 	// and published for the timeline; whoever ran the call may listen too
 	// (the MCP server sends them to its client).
-	ectx := tool.WithProgress(tool.WithProgressThrottle(ctx), func(p tool.Progress) {
+	ectx := tool.WithProgress(tool.NewCallReports(ctx), func(p tool.Progress) {
 		ev := map[string]any{"callID": call.CallID, "sessionID": call.SessionID, "tool": def.ID, "progress": p.Progress}
 		if p.Total > 0 {
 			ev["total"] = p.Total

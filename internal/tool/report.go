@@ -6,7 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
+
+	"github.com/podcode/podcode/internal/chat"
 )
 
 // Progress is how far a running call got, as its tool tells it (bash's
@@ -58,7 +59,7 @@ func WithLog(ctx context.Context, f func(LogLine)) context.Context {
 }
 
 // MaxLogLines bounds the lines of one call that ReportLog passes on, under
-// the runner (WithProgressThrottle); the rest are dropped.
+// the runner (NewCallReports); the rest are dropped.
 const MaxLogLines = 200
 
 // ReportLog passes l to the listeners of ctx's call, if any.
@@ -74,11 +75,11 @@ func ReportLog(ctx context.Context, l LogLine) {
 }
 
 // ReportProgress tells the listeners of ctx's call, if any, how far it got
-// (its message cut at MaxProgressMessage bytes).
+// (its message on one line, cut at MaxProgressMessage bytes).
 // A tool may call it as often as it likes: under the runner, reports
 // closer together than ProgressEvery are dropped, except one that reaches
 // its Total, and so is one whose progress went back
-// (WithProgressThrottle), so a chatty tool cannot flood a client.
+// (NewCallReports), so a chatty tool cannot flood a client.
 func ReportProgress(ctx context.Context, p Progress) {
 	f, ok := ctx.Value(progressKey{}).(func(Progress))
 	if !ok {
@@ -87,18 +88,12 @@ func ReportProgress(ctx context.Context, p Progress) {
 	if t, ok := ctx.Value(throttleKey{}).(*throttle); ok && !t.pass(p) {
 		return
 	}
-	if len(p.Message) > MaxProgressMessage {
-		cut := MaxProgressMessage
-		for cut > 0 && !utf8.RuneStart(p.Message[cut]) {
-			cut--
-		}
-		p.Message = p.Message[:cut] + "…"
-	}
+	p.Message = chat.Shorten(p.Message, MaxProgressMessage)
 	f(p)
 }
 
 // ProgressEvery is the least time between two progress reports of a call
-// that pass ReportProgress (WithProgressThrottle).
+// that pass ReportProgress (NewCallReports).
 const ProgressEvery = 250 * time.Millisecond
 
 type throttleKey struct{}
@@ -124,14 +119,14 @@ func (t *throttle) pass(p Progress) bool {
 	return false
 }
 
-// WithProgressThrottle returns ctx for one call: its progress reports are
+// NewCallReports returns ctx for one call's reports: its progress reports are
 // thinned to one per ProgressEvery (one that reaches its total always
 // passes) and must grow, and its log lines are cut at MaxLogLines. The
 // runner sets it around each call's Execute. A call made within another's
 // Execute (a sub-agent's) starts with no listeners: its progress and lines
 // are its own, not the enclosing call's (whose client counts another
 // progress).
-func WithProgressThrottle(ctx context.Context) context.Context {
+func NewCallReports(ctx context.Context) context.Context {
 	if _, nested := ctx.Value(throttleKey{}).(*throttle); nested {
 		ctx = context.WithValue(ctx, progressKey{}, nil)
 		ctx = context.WithValue(ctx, logKey{}, nil)

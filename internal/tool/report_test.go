@@ -16,7 +16,7 @@ func TestBashReportsProgressWhileItRuns(t *testing.T) {
 	bash, _ := bashDef(t)
 	var mu sync.Mutex
 	var got []Progress
-	ctx := WithProgress(WithProgressThrottle(context.Background()), func(p Progress) {
+	ctx := WithProgress(NewCallReports(context.Background()), func(p Progress) {
 		mu.Lock()
 		got = append(got, p)
 		mu.Unlock()
@@ -50,7 +50,7 @@ func TestProgressThrottleAndListeners(t *testing.T) {
 	ReportProgress(context.Background(), Progress{Progress: 1}) // nobody listens: no panic
 	var outer, inner []float64
 	ctx := WithProgress(context.Background(), func(p Progress) { outer = append(outer, p.Progress) })
-	ctx = WithProgress(WithProgressThrottle(ctx), func(p Progress) { inner = append(inner, p.Progress) })
+	ctx = WithProgress(NewCallReports(ctx), func(p Progress) { inner = append(inner, p.Progress) })
 	ReportProgress(ctx, Progress{Progress: 1, Total: 10})
 	ReportProgress(ctx, Progress{Progress: 2, Total: 10}) // too soon
 	ReportProgress(ctx, Progress{Progress: 0, Total: 10}) // back
@@ -72,9 +72,9 @@ func TestProgressThrottleAndListeners(t *testing.T) {
 func TestNestedCallsReportApart(t *testing.T) {
 	var outer, inner []Progress
 	ctx := WithProgress(context.Background(), func(p Progress) { outer = append(outer, p) })
-	ctx = WithProgressThrottle(ctx) // the outer call
+	ctx = NewCallReports(ctx) // the outer call
 	ReportProgress(ctx, Progress{Progress: 1, Message: strings.Repeat("é", MaxProgressMessage)})
-	nested := WithProgress(WithProgressThrottle(ctx), func(p Progress) { inner = append(inner, p) })
+	nested := WithProgress(NewCallReports(ctx), func(p Progress) { inner = append(inner, p) })
 	ReportProgress(nested, Progress{Progress: 5000})
 	if len(outer) != 1 || len(inner) != 1 || inner[0].Progress != 5000 {
 		t.Fatalf("outer heard %+v, inner %+v", outer, inner)
