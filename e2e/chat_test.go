@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -79,6 +81,32 @@ func (tt *tty) keys(keys ...string) {
 func (tt *tty) screen() string {
 	tt.t.Helper()
 	return tt.tmux("capture-pane", "-p", "-J", "-S", "-500", "-t", "chat")
+}
+
+// waitForExit is waitFor of the process's end (tmux: "Pane is dead").
+// When the terminal stays open, the test says why: the processes on it,
+// the chat's goroutines (SIGQUIT: Go prints them to standard error, the
+// terminal) and its log (logPath), whose lines are timed.
+func (tt *tty) waitForExit(what, logPath string) {
+	tt.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(tt.screen(), "Pane is dead") {
+		if time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		// What still holds the terminal: tmux marks the pane dead only
+		// when no process has it open any more.
+		holders, _ := exec.Command("ps", "-o", "pid,ppid,pgid,stat,etime,args", "-t",
+			strings.TrimSpace(tt.tmux("display-message", "-p", "-t", "chat", "#{pane_tty}"))).CombinedOutput()
+		if pid, err := strconv.Atoi(strings.TrimSpace(tt.tmux("display-message", "-p", "-t", "chat", "#{pane_pid}"))); err == nil {
+			syscall.Kill(pid, syscall.SIGQUIT)
+			time.Sleep(2 * time.Second)
+		}
+		data, _ := os.ReadFile(logPath)
+		tt.t.Fatalf("%s: the terminal did not close within 30 s; the processes on it:\n%s\nthe chat's log:\n%s\nthe terminal, with the chat's goroutines if it still ran:\n%s",
+			what, holders, data, tt.tmux("capture-pane", "-p", "-J", "-S", "-20000", "-t", "chat"))
+	}
 }
 
 // waitFor waits until the screen matches re, and returns the screen.
@@ -175,7 +203,7 @@ func TestTerminalChat(t *testing.T) {
 		t.Errorf("the chat's server answered %d to a request without its token", res.StatusCode)
 	}
 	tt.keys("C-c")
-	tt.waitFor("the chat ends", `Pane is dead`)
+	tt.waitForExit("the chat ends", logs[0])
 
 	// Resumed: the history, then a turn of the same session.
 	tt2 := openTTY(t, dir, home, "--continue")
