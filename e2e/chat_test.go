@@ -83,30 +83,82 @@ func (tt *tty) screen() string {
 	return tt.tmux("capture-pane", "-p", "-J", "-S", "-500", "-t", "chat")
 }
 
-// waitForExit is waitFor of the process's end (tmux: "Pane is dead").
+// waitForExit waits for the chat's process to end and its terminal to
+// close. tmux says so with pane_dead (no process has the terminal open);
+// its "Pane is dead" line can come much later, or never: tmux's SIGCHLD
+// can be lost (a known race of tmux's with libutempter), leaving the
+// exited chat a zombie tmux has not reaped. So the chat has ended when the
+// pane is dead and its process is gone or a zombie.
 // When the terminal stays open, the test says why: the processes on it,
 // the chat's goroutines (SIGQUIT: Go prints them to standard error, the
 // terminal) and its log (logPath), whose lines are timed.
 func (tt *tty) waitForExit(what, logPath string) {
 	tt.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(tt.screen(), "Pane is dead") {
+	for !tt.ended() {
 		if time.Now().Before(deadline) {
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
 		// What still holds the terminal: tmux marks the pane dead only
-		// when no process has it open any more.
-		holders, _ := exec.Command("ps", "-o", "pid,ppid,pgid,stat,etime,args", "-t",
-			strings.TrimSpace(tt.tmux("display-message", "-p", "-t", "chat", "#{pane_tty}"))).CombinedOutput()
-		if pid, err := strconv.Atoi(strings.TrimSpace(tt.tmux("display-message", "-p", "-t", "chat", "#{pane_pid}"))); err == nil {
-			syscall.Kill(pid, syscall.SIGQUIT)
-			time.Sleep(2 * time.Second)
+		// when its process has exited and no process has the terminal
+		// open any more.
+		pane := strings.Fields(tt.tmux("display-message", "-p", "-t", "chat", "#{pane_pid} #{pane_dead} #{pane_tty}"))
+		holders := "tmux's pane: " + strings.Join(pane, " ") + "\n"
+		if len(pane) == 3 {
+			holders += terminalHolders(pane[2])
+			if pid, err := strconv.Atoi(pane[0]); err == nil {
+				stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+				holders += fmt.Sprintf("the chat (pid %d): %s\n", pid, stat)
+				syscall.Kill(pid, syscall.SIGQUIT)
+				time.Sleep(2 * time.Second)
+			}
 		}
 		data, _ := os.ReadFile(logPath)
 		tt.t.Fatalf("%s: the terminal did not close within 30 s; the processes on it:\n%s\nthe chat's log:\n%s\nthe terminal, with the chat's goroutines if it still ran:\n%s",
 			what, holders, data, tt.tmux("capture-pane", "-p", "-J", "-S", "-20000", "-t", "chat"))
 	}
+}
+
+// ended reports whether the pane is dead and its process has exited.
+func (tt *tty) ended() bool {
+	tt.t.Helper()
+	f := strings.Fields(tt.tmux("display-message", "-p", "-t", "chat", "#{pane_dead} #{pane_pid}"))
+	if len(f) != 2 || f[0] != "1" {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + f[1] + "/stat")
+	if err != nil {
+		return true // reaped
+	}
+	// pid (comm) state ...: comm may hold spaces and parentheses.
+	rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
+	return strings.HasPrefix(strings.TrimSpace(rest), "Z")
+}
+
+// terminalHolders lists the processes that have the terminal tty open
+// (its path, /dev/pts/N): their ids, states and command lines.
+func terminalHolders(tty string) string {
+	var b strings.Builder
+	fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
+	seen := map[string]bool{}
+	for _, fd := range fds {
+		if target, err := os.Readlink(fd); err != nil || target != tty {
+			continue
+		}
+		pid := strings.Split(fd, "/")[2]
+		if seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		stat, _ := os.ReadFile("/proc/" + pid + "/stat")
+		cmdline, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+		fmt.Fprintf(&b, "%s has it open: %s\n  %s\n", pid, strings.TrimSpace(string(stat)), strings.ReplaceAll(string(cmdline), "\x00", " "))
+	}
+	if b.Len() == 0 {
+		return "no process has " + tty + " open\n"
+	}
+	return b.String()
 }
 
 // waitFor waits until the screen matches re, and returns the screen.
