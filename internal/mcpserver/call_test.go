@@ -215,9 +215,13 @@ func TestLongCallStreamIsPrimedClosedAndResumed(t *testing.T) {
 	}
 	init := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	session := init.Header.Get("Mcp-Session-Id")
+	// Its answer, as a client waits for it: the stream is primed before
+	// the server has handled initialize, and a call sent before that is
+	// refused ("invalid during session initialization").
+	initAnswer := readEvents(t, bufio.NewReader(init.Body))
 	init.Body.Close()
-	if session == "" {
-		t.Fatalf("initialize: %s, no session", init.Status)
+	if session == "" || !strings.Contains(fmt.Sprint(initAnswer), `"result"`) {
+		t.Fatalf("initialize: %s, session %q, answer %+v", init.Status, session, initAnswer)
 	}
 	post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
 
