@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/podcode/podcode/internal/guard"
-
 	"github.com/podcode/podcode/internal/cluster"
+	"github.com/podcode/podcode/internal/guard"
 )
 
 // answer gives reply to the pending question id of tenant's, if this
@@ -30,10 +29,23 @@ func (s *Server) answer(id, tenant string, reply PermissionReply) (found bool, e
 }
 
 // permissionAnswer is a permission answer one node passes to the others.
+// The reply's fields sit beside id and tenant, and allow always says
+// whether it accepts: a node of a version before forms (which read id,
+// tenant and allow alone) understands a newer node's answer, and a newer
+// node an older one's, so nodes can be upgraded one at a time.
 type permissionAnswer struct {
-	ID     string          `json:"id"`
-	Tenant string          `json:"tenant"`
-	Reply  PermissionReply `json:"reply"`
+	ID     string `json:"id"`
+	Tenant string `json:"tenant"`
+	PermissionReply
+}
+
+// newPermissionAnswer is reply to the question id of tenant's, as passed
+// to the other nodes.
+func newPermissionAnswer(id, tenant string, reply PermissionReply) permissionAnswer {
+	if reply.Action != "" {
+		reply.Allow = reply.Action == guard.Accept
+	}
+	return permissionAnswer{ID: id, Tenant: tenant, PermissionReply: reply}
 }
 
 // permissionAnswered is what the node holding the question says: why the
@@ -50,7 +62,7 @@ func (s *Server) answerElsewhere(ctx context.Context, id, tenant string, reply P
 	if n == nil {
 		return false, nil
 	}
-	res, ok, err := cluster.Ask[permissionAnswer, permissionAnswered](ctx, n, "permission", permissionAnswer{ID: id, Tenant: tenant, Reply: reply})
+	res, ok, err := cluster.Ask[permissionAnswer, permissionAnswered](ctx, n, "permission", newPermissionAnswer(id, tenant, reply))
 	if err != nil {
 		s.Log.Warn("server: passing a permission answer to the other nodes failed", "question", id, "error", err.Error())
 		return false, nil
@@ -65,7 +77,7 @@ func (s *Server) answerElsewhere(ctx context.Context, id, tenant string, reply P
 // questions this server holds.
 func (s *Server) joinCluster(n *cluster.Node) {
 	cluster.Handle(n, "permission", func(_ context.Context, a permissionAnswer) (permissionAnswered, bool) {
-		found, err := s.answer(a.ID, a.Tenant, a.Reply)
+		found, err := s.answer(a.ID, a.Tenant, a.PermissionReply)
 		if err != nil {
 			return permissionAnswered{Error: err.Error()}, found
 		}

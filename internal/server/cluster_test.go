@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
@@ -170,6 +172,50 @@ func TestPermissionAnswerCrossesNodesOnlyForItsTenant(t *testing.T) {
 	}
 	if v := <-answer; v.Action != guard.Accept || v.Content["age"] != 30.0 {
 		t.Fatalf("the form's answer arrived as %+v", v)
+	}
+}
+
+// Nodes are upgraded one at a time: a permission answer passed on by a
+// node of the version before forms ({id, tenant, allow}) is understood,
+// and one passed on now says allow as that version reads it.
+func TestPermissionAnswerCrossesNodesOfTheVersionBefore(t *testing.T) {
+	var older permissionAnswer
+	if err := json.Unmarshal([]byte(`{"id":"perm_1","tenant":"t1","allow":true}`), &older); err != nil {
+		t.Fatal(err)
+	}
+	if ans, err := older.answer(nil); older.ID != "perm_1" || older.Tenant != "t1" || err != nil || ans.Action != guard.Accept {
+		t.Errorf("the older node's answer: %+v -> %+v %v", older, ans, err)
+	}
+	form := &guard.Form{Server: "probe", Fields: []guard.Field{{Name: "age", Type: guard.FieldInteger, Default: 30.0}}}
+	for _, c := range []struct {
+		reply PermissionReply
+		allow bool
+	}{
+		{PermissionReply{Allow: true}, true},
+		{PermissionReply{}, false},
+		{PermissionReply{Action: guard.Accept, Content: map[string]any{"age": 41.0}}, true},
+		{PermissionReply{Action: guard.Decline, Allow: true}, false},
+		{PermissionReply{Action: guard.Cancel}, false},
+	} {
+		data, err := json.Marshal(newPermissionAnswer("perm_2", "t1", c.reply))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var asRead struct { // what the version before forms decodes
+			ID, Tenant string
+			Allow      bool
+		}
+		if err := json.Unmarshal(data, &asRead); err != nil || asRead.ID != "perm_2" || asRead.Tenant != "t1" || asRead.Allow != c.allow {
+			t.Errorf("%+v passed on as %s: the older node reads %+v %v", c.reply, data, asRead, err)
+		}
+		var now permissionAnswer
+		if err := json.Unmarshal(data, &now); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := c.reply.answer(form)
+		if got, err := now.answer(form); err != nil || got.Action != want.Action || fmt.Sprint(got.Content) != fmt.Sprint(want.Content) {
+			t.Errorf("%+v passed on as %s: answers %+v %v, want %+v", c.reply, data, got, err, want)
+		}
 	}
 }
 
