@@ -222,14 +222,15 @@ func TestTerminalChat(t *testing.T) {
 	tt.keys("l", "Tab", "world", "Enter")
 	tt.waitFor("the project's command", `› /hello world\n\s+You said: Hello world`)
 
-	tt.keys(`/tool bash {"command": "sleep 30; echo"}`, "Enter")
-	tt.waitFor("the second question", `\? Allow bash\?  sleep 30; echo`)
+	tt.keys(`/tool bash {"command": "echo started; sleep 30; echo"}`, "Enter")
+	tt.waitFor("the second question", `\? Allow bash\?  echo started; sleep 30; echo`)
 	time.Sleep(answerRead)
 	tt.keys("y")
-	tt.waitFor("the call under way", `(?m)^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] bash  sleep 30; echo$`)
+	// Under way, with its progress: the bytes it has written.
+	tt.waitFor("the call under way", `(?m)^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] bash  echo started; sleep 30; echo  · 8 bytes of output$`)
 	tt.keys("Escape")
 	s = tt.waitFor("the cancel", `✗ turn interrupted`)
-	if !regexp.MustCompile(`✗ bash  sleep 30; echo\n(  │ .*\n)*  └ the call was cancelled`).MatchString(s) {
+	if !regexp.MustCompile(`✗ bash  echo started; sleep 30; echo\n(  │ .*\n)*  └ the call was cancelled`).MatchString(s) {
 		t.Errorf("the cancelled call:\n%s", s)
 	}
 	// The chat's own server is on loopback and wants the chat's token;
@@ -260,7 +261,7 @@ func TestTerminalChat(t *testing.T) {
 	// Resumed: the history, then a turn of the same session.
 	tt2 := openTTY(t, dir, home, "--continue")
 	s = tt2.waitFor("the session resumed", `resumed: \d+ messages`)
-	for _, want := range []string{"› /tool bash {\"command\": \"echo hi\"}", "  └ hi there", "✗ bash  sleep 30; echo"} {
+	for _, want := range []string{"› /tool bash {\"command\": \"echo hi\"}", "  └ hi there", "✗ bash  echo started; sleep 30; echo"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the resumed history has no %q:\n%s", want, s)
 		}

@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,23 @@ type Progress struct {
 	Progress float64 `json:"progress"`
 	Total    float64 `json:"total,omitempty"`
 	Message  string  `json:"message,omitempty"`
+}
+
+// String is p as a person reads it: its message, with how far of how
+// much when the total is known ("12 of 40"), or how far alone when there
+// is no message.
+func (p Progress) String() string {
+	n := strconv.FormatFloat(p.Progress, 'f', -1, 64)
+	if p.Total > 0 {
+		n += " of " + strconv.FormatFloat(p.Total, 'f', -1, 64)
+	}
+	switch {
+	case p.Message == "":
+		return n
+	case p.Total > 0:
+		return p.Message + " (" + n + ")"
+	}
+	return p.Message
 }
 
 type progressKey struct{}

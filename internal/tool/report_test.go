@@ -83,3 +83,18 @@ func TestNestedCallsReportApart(t *testing.T) {
 		t.Errorf("a long message came as %d bytes: %q", len(m), m)
 	}
 }
+
+// A progress report reads as its message, with how far of how much when
+// the total is known.
+func TestProgressString(t *testing.T) {
+	for p, want := range map[Progress]string{
+		{Progress: 1234}:                                    "1234",
+		{Progress: 2, Total: 8}:                             "2 of 8",
+		{Progress: 0.5, Total: 1, Message: "half"}:          "half (0.5 of 1)",
+		{Progress: 1e6, Message: "1000000 bytes of output"}: "1000000 bytes of output",
+	} {
+		if got := p.String(); got != want {
+			t.Errorf("%+v: %q, want %q", p, got, want)
+		}
+	}
+}

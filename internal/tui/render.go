@@ -87,9 +87,13 @@ func argsLine(tool string, args json.RawMessage) string {
 	return safetext.Line(chat.Shorten(string(args), 80))
 }
 
-// callLine is a call under way.
-func callLine(c chat.ToolCall, spin string) string {
-	return yellow.Render(spin+" "+safetext.Line(c.Tool)) + "  " + argsLine(c.Tool, c.Args)
+// callLine is a call under way, with what it last said of its progress.
+func callLine(c chat.ToolCall, spin, progress string) string {
+	line := yellow.Render(spin+" "+safetext.Line(c.Tool)) + "  " + argsLine(c.Tool, c.Args)
+	if progress != "" {
+		line += dim.Render("  · " + safetext.Line(chat.Shorten(progress, 80)))
+	}
+	return line
 }
 
 // toolBlock is a finished call: its line with ✓ or ✗, the hooks that ran

@@ -36,6 +36,7 @@ import (
 	"github.com/podcode/podcode/internal/safetext"
 	"github.com/podcode/podcode/internal/server"
 	"github.com/podcode/podcode/internal/store"
+	"github.com/podcode/podcode/internal/tool"
 )
 
 // Options are what Run needs.
@@ -139,6 +140,7 @@ type model struct {
 	started   time.Time
 	streaming strings.Builder
 	calls     []chat.ToolCall          // under way, in order
+	progress  map[string]string        // a call under way's last progress (tool.call.progress), by call id
 	byID      map[string]chat.ToolCall // every call of the session seen, for its result
 	question  *question
 	notice    string
@@ -180,7 +182,7 @@ func newModel(ctx context.Context, o Options) *model {
 	in.MaxHeight = 8
 	in.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("ctrl+j", "alt+enter"))
 	in.Focus()
-	return &model{ctx: ctx, o: o, c: o.Client, input: in, width: 80, known: map[string]bool{}, byID: map[string]chat.ToolCall{}}
+	return &model{ctx: ctx, o: o, c: o.Client, input: in, width: 80, known: map[string]bool{}, byID: map[string]chat.ToolCall{}, progress: map[string]string{}}
 }
 
 func (m *model) Init() tea.Cmd {
@@ -301,6 +303,7 @@ func (m *model) opened(msg sessionMsg) tea.Cmd {
 	}
 	m.session, m.known = msg.s, map[string]bool{msg.s.ID: true}
 	m.calls, m.byID, m.question, m.running = nil, map[string]chat.ToolCall{}, nil, msg.s.Status == store.SessionRunning
+	m.progress = map[string]string{}
 	m.started = time.Now() // of a turn already running: since it was seen
 	m.seen = map[string]bool{}
 	for _, h := range msg.history {
@@ -438,12 +441,23 @@ func (m *model) event(ev bus.Event) tea.Cmd {
 		}
 		if msg.Role == chat.RoleTool && msg.Result != nil {
 			m.calls = slices.DeleteFunc(m.calls, func(c chat.ToolCall) bool { return c.ID == msg.Result.CallID })
+			delete(m.progress, msg.Result.CallID)
 		}
 		if s := m.print(msg, false); s != "" {
 			return m.emit(s)
 		}
+	case bus.ToolCallProgress:
+		// Shown on the call while it runs; what comes after its result
+		// (or of a call not shown) is dropped.
+		id, _ := ev.Properties["callID"].(string)
+		var p tool.Progress
+		raw, _ := json.Marshal(ev.Properties)
+		if slices.ContainsFunc(m.calls, func(c chat.ToolCall) bool { return c.ID == id }) && json.Unmarshal(raw, &p) == nil {
+			m.progress[id] = p.String()
+		}
 	case agent.EventTurnFinished, agent.EventTurnRefused:
 		m.running, m.calls, m.question, m.notice = false, nil, nil, ""
+		clear(m.progress)
 		m.streaming.Reset()
 		status, _ := ev.Properties["status"].(string)
 		errText, _ := ev.Properties["error"].(string)
@@ -676,7 +690,7 @@ func (m *model) View() tea.View {
 	}
 	spin := spinner[int(time.Since(m.started)/(100*time.Millisecond))%len(spinner)]
 	for _, c := range m.calls {
-		b.WriteString(callLine(c, spin) + "\n")
+		b.WriteString(callLine(c, spin, m.progress[c.ID]) + "\n")
 	}
 	if m.question != nil {
 		q := m.question

@@ -72,6 +72,37 @@ func TestEventsOfATurn(t *testing.T) {
 	}
 }
 
+// A running call shows what it last said of its progress
+// (tool.call.progress), escaped, until its result comes; progress of a
+// call not under way is dropped.
+func TestProgressOfARunningCall(t *testing.T) {
+	m := newModel(context.Background(), Options{})
+	m.printing = true
+	m.opened(sessionMsg{s: store.Session{ID: "s1"}})
+	raw, _ := json.Marshal(chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: "c1", Tool: "lookup", Args: json.RawMessage(`{"name":"x"}`)}}})
+	var msg any
+	json.Unmarshal(raw, &msg)
+	m.event(bus.Event{Type: "turn.started", Properties: map[string]any{"sessionID": "s1"}})
+	m.event(bus.Event{Type: "message.stored", Properties: map[string]any{"sessionID": "s1", "message": msg}})
+	progress := func(call string, props map[string]any) {
+		props["callID"], props["sessionID"], props["tool"] = call, "s1", "lookup"
+		m.event(bus.Event{Type: "tool.call.progress", Properties: props})
+	}
+	progress("c1", map[string]any{"progress": 3.0, "total": 10.0, "message": "pages\x1b[2J read"})
+	progress("c9", map[string]any{"progress": 1.0, "message": "another call's"})
+	v := plain(m.View().Content)
+	if !strings.Contains(v, "lookup  x  · pages\\x1b[2J read (3 of 10)\n") || strings.Contains(v, "another call's") {
+		t.Errorf("the view:\n%s", v)
+	}
+	raw, _ = json.Marshal(chat.Message{Role: chat.RoleTool, Result: &chat.Result{CallID: "c1", Tool: "lookup", Output: "found"}})
+	json.Unmarshal(raw, &msg)
+	m.event(bus.Event{Type: "message.stored", Properties: map[string]any{"sessionID": "s1", "message": msg}})
+	progress("c1", map[string]any{"progress": 10.0, "total": 10.0})
+	if len(m.progress) != 0 || strings.Contains(plain(m.View().Content), "of 10") {
+		t.Errorf("progress after the result: %v\n%s", m.progress, plain(m.View().Content))
+	}
+}
+
 // A question of the session or of one of its sub-agents is put to the
 // person; another session's is not.
 func TestQuestions(t *testing.T) {
