@@ -62,6 +62,7 @@ import (
 
 	"github.com/podcode/podcode/internal/agent"
 	"github.com/podcode/podcode/internal/app"
+	"github.com/podcode/podcode/internal/bus"
 	"github.com/podcode/podcode/internal/mcpclient"
 	"github.com/podcode/podcode/internal/store"
 	"github.com/podcode/podcode/internal/tool"
@@ -124,6 +125,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	close(gate.open)
 	s.conn = conn
 	close(s.ready)
+	defer s.app.Bus.Subscribe(bus.ToolCallProgress, "acp", s.progressed)()
 	s.log.Info("acp: serving on standard input and output", "project", s.app.Cwd)
 	var err error
 	select {

@@ -242,6 +242,9 @@ func describe(n sdk.SessionNotification) string {
 		if u.ToolCallUpdate.Status != nil {
 			s += " " + string(*u.ToolCallUpdate.Status)
 		}
+		if u.ToolCallUpdate.Title != nil {
+			s += " title(" + *u.ToolCallUpdate.Title + ")"
+		}
 		for _, c := range u.ToolCallUpdate.Content {
 			switch {
 			case c.Diff != nil:
@@ -420,6 +423,26 @@ func TestCancelMidTool(t *testing.T) {
 	// The session takes the next prompt.
 	if stop, err := e.prompt(t, id, "again"); err != nil || stop != sdk.StopReasonEndTurn {
 		t.Errorf("the next prompt: %v %v", stop, err)
+	}
+}
+
+// A call that runs past ProgressAfter has its progress in its title (bash:
+// the bytes written so far), and its final update has the title back.
+func TestLongCallShowsItsProgressInItsTitle(t *testing.T) {
+	e := serve(t, apptest.Project{}, sdk.ClientCapabilities{})
+	id := e.newSession(t)
+	if stop, err := e.prompt(t, id, `/tool bash {"command": "echo started; sleep 3"}`); err != nil || stop != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %v %v", stop, err)
+	}
+	got := describeAll(e.cl.take())
+	want := []string{
+		"tool_call execute pending Run echo started; sleep 3",
+		"tool_call_update in_progress",
+		"tool_call_update title(Run echo started; sleep 3 · 8 bytes of output)",
+		"tool_call_update completed title(Run echo started; sleep 3) text(started)",
+	}
+	if len(got) < 4 || strings.Join(got[:4], "\n") != strings.Join(want, "\n") {
+		t.Errorf("updates:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

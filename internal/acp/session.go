@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/podcode/podcode/internal/agent"
+	"github.com/podcode/podcode/internal/bus"
 	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/pipeline"
 	"github.com/podcode/podcode/internal/tool"
@@ -25,6 +27,10 @@ type session struct {
 	mu      sync.Mutex
 	calls   map[string]*toolCall // announced and not finished, by call id
 	current string               // the call under way: permission questions are about it
+
+	// sending is held while a call's progress goes out and while its end
+	// is decided and sent, so that no progress follows its final update.
+	sending sync.Mutex
 }
 
 // toolCall is a tool call announced to the client.
@@ -36,7 +42,16 @@ type toolCall struct {
 	kind    sdk.ToolKind
 	where   []sdk.ToolCallLocation
 	changes []tool.FileChange // what write or edit changed, for the diff
+
+	since    time.Time // when it began to run (in_progress)
+	progress string    // the latest progress, not yet sent when queued
+	queued   bool      // a goroutine is about to send progress
+	shown    string    // the progress the title carries: the final update restores the title
 }
+
+// ProgressAfter is how long a call runs before its progress is shown:
+// a quicker call's would only flicker in the editor.
+const ProgressAfter = 2 * time.Second
 
 // register makes id a session of this connection (once).
 func (s *Server) register(id string) *session {
@@ -142,10 +157,66 @@ func (s *Server) running(sessionID, callID string) {
 		return // a sub-agent's call: the client knows only the task call
 	}
 	sess.mu.Lock()
-	_, ok := sess.calls[callID]
+	tc, ok := sess.calls[callID]
+	if ok {
+		tc.since = time.Now()
+	}
 	sess.mu.Unlock()
 	if ok {
 		s.update(sess.id, sdk.UpdateToolCall(sdk.ToolCallId(callID), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress)))
+	}
+}
+
+// progressed takes a call's progress (tool.call.progress, on the tool's
+// goroutine, which must not wait for the editor): a call of a session of
+// this connection that has run ProgressAfter has it shown in its title,
+// " · " and the progress, by a goroutine of its own; reports that come
+// before that or while one is being sent are thinned to the latest. A
+// sub-agent's calls are not the client's.
+func (s *Server) progressed(ev bus.Event) {
+	sid, _ := ev.Properties["sessionID"].(string)
+	sess := s.lookup(sid)
+	if sess == nil {
+		return
+	}
+	var p tool.Progress
+	raw, _ := json.Marshal(ev.Properties)
+	if json.Unmarshal(raw, &p) != nil {
+		return
+	}
+	id, _ := ev.Properties["callID"].(string)
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	tc := sess.calls[id]
+	if tc == nil {
+		return
+	}
+	tc.progress = p.String()
+	if !tc.queued && tc.progress != tc.shown {
+		tc.queued = true
+		go s.sendProgress(sess, id, time.Until(tc.since.Add(ProgressAfter)))
+	}
+}
+
+// sendProgress sends the call's latest progress after wait, unless it has
+// ended by then.
+func (s *Server) sendProgress(sess *session, id string, wait time.Duration) {
+	if wait > 0 {
+		time.Sleep(wait)
+	}
+	sess.sending.Lock()
+	defer sess.sending.Unlock()
+	sess.mu.Lock()
+	tc := sess.calls[id]
+	var title string
+	send := tc != nil && tc.progress != tc.shown
+	if tc != nil {
+		tc.queued, tc.shown = false, tc.progress
+		title = tc.title + " · " + tc.progress
+	}
+	sess.mu.Unlock()
+	if send {
+		s.update(sess.id, sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateTitle(title)))
 	}
 }
 
@@ -164,6 +235,8 @@ func (sess *session) changed(ch tool.FileChange) {
 // announced (one the cancelled turn did not start) is announced with its
 // final status.
 func (s *Server) finish(sess *session, c chat.ToolCall, res *chat.Result) {
+	sess.sending.Lock()
+	defer sess.sending.Unlock()
 	sess.mu.Lock()
 	tc := sess.calls[c.ID]
 	delete(sess.calls, c.ID)
@@ -196,7 +269,11 @@ func (s *Server) finish(sess *session, c chat.ToolCall, res *chat.Result) {
 			sdk.WithStartStatus(status), sdk.WithStartLocations(tc.where), sdk.WithStartRawInput(tc.args), sdk.WithStartContent(content)))
 		return
 	}
-	s.update(sess.id, sdk.UpdateToolCall(sdk.ToolCallId(c.ID), sdk.WithUpdateStatus(status), sdk.WithUpdateContent(content)))
+	opts := []sdk.ToolCallUpdateOpt{sdk.WithUpdateStatus(status), sdk.WithUpdateContent(content)}
+	if tc.shown != "" {
+		opts = append(opts, sdk.WithUpdateTitle(tc.title))
+	}
+	s.update(sess.id, sdk.UpdateToolCall(sdk.ToolCallId(c.ID), opts...))
 }
 
 // replay sends a stored session's messages as updates, in order: user

@@ -249,7 +249,9 @@ func drain(r *os.File, w io.Writer) {
 	buf := *bp
 	var werr error
 	write := func(b []byte) {
-		if werr == nil {
+		// No empty writes: a writer may count its writes (bash's progress
+		// reports).
+		if werr == nil && len(b) > 0 {
 			_, werr = w.Write(b)
 		}
 	}

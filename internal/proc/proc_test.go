@@ -23,6 +23,25 @@ func TestHead(t *testing.T) {
 	}
 }
 
+// writes records the writes made to it.
+type writes struct{ sizes []int }
+
+func (w *writes) Write(p []byte) (int, error) { w.sizes = append(w.sizes, len(p)); return len(p), nil }
+
+// A command's output reaches the caller's writer in writes of what was
+// read, never an empty one (the end of the pipe is not a write).
+func TestOutputHasNoEmptyWrites(t *testing.T) {
+	var w writes
+	cmd := exec.Command("sh", "-c", "printf 12345678; sleep 0.3")
+	cmd.Stdout = &w
+	if code, err := Run(context.Background(), cmd); err != nil || code != 0 {
+		t.Fatal(code, err)
+	}
+	if fmt.Sprint(w.sizes) != "[8]" {
+		t.Errorf("writes of %v bytes, want one of 8", w.sizes)
+	}
+}
+
 // A command is done when the process Podcode started exits: a child left
 // in the background, holding the output open, does not make it wait or
 // fail, and is killed with the group.
