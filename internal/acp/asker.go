@@ -7,7 +7,6 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/guard"
 	"github.com/podcode/podcode/internal/store"
 )
@@ -51,7 +50,7 @@ func (s *Server) ask(ctx context.Context, q guard.Question, allowName, rejectNam
 		s.update(sess.id, sdk.StartToolCall(sdk.ToolCallId(q.ID), title, sdk.WithStartKind(sdk.ToolKindOther), sdk.WithStartStatus(sdk.ToolCallStatusPending)))
 		call = sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(q.ID), Title: sdk.Ptr(title)}
 	case q.Form != nil && tc != nil: // an MCP server's form, during the call the client knows
-		call = sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(tc.id), Title: sdk.Ptr(q.Form.Server + " asks: " + chat.Shorten(q.Form.Message, 200)),
+		call = sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(tc.id), Title: sdk.Ptr(q.Form.Asks(200)),
 			RawInput: q.Args, Content: []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(q.Reason))}}
 	case tc != nil && !sub:
 		call = sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(tc.id), Title: sdk.Ptr(tc.title), Kind: sdk.Ptr(tc.kind),

@@ -59,7 +59,7 @@ func TestMCPFormAskedAsPermission(t *testing.T) {
 		asked := e.cl.asked
 		e.cl.mu.Unlock()
 		if len(asked) != 1 || asked[0].Options[0].Name != "Accept with the defaults" || asked[0].Options[1].Name != "Decline" ||
-			asked[0].ToolCall.Title == nil || *asked[0].ToolCall.Title != "probe asks: Who are you?" {
+			asked[0].ToolCall.Title == nil || *asked[0].ToolCall.Title != "the MCP server probe asks: Who are you?" {
 			t.Fatalf("asked %+v", asked)
 		}
 	}

@@ -117,6 +117,12 @@ func (f *Form) Who() string {
 	return "the MCP server " + f.Server
 }
 
+// Asks is the line that puts f to a person: "the MCP server <name> asks:
+// <message>" (or "the plugin <id> asks: …"), the message cut at max bytes.
+// Who asks is always said: a plugin is not an MCP server, and neither is
+// Podcode.
+func (f *Form) Asks(max int) string { return f.Who() + " asks: " + chat.Shorten(f.Message, max) }
+
 // NewFormQuestion is the question of form f, asked in session during a
 // call of tool (empty when none). Its Args are the values that yes
 // sends and its Reason says so, so that an asker that shows no forms asks
@@ -127,7 +133,7 @@ func NewFormQuestion(session, tool string, f *Form) Question {
 		tool = f.Server
 	}
 	defaults := f.Defaults()
-	reason := fmt.Sprintf("%s asks: %s", f.Who(), chat.Shorten(f.Message, 300))
+	reason := f.Asks(300)
 	if missing := f.Unfilled(); len(missing) > 0 {
 		reason += fmt.Sprintf(" (%s must be filled in: only a client that shows forms can accept)", strings.Join(missing, ", "))
 	} else {

@@ -33,6 +33,7 @@ import (
 	"github.com/podcode/podcode/internal/agent"
 	"github.com/podcode/podcode/internal/bus"
 	"github.com/podcode/podcode/internal/chat"
+	"github.com/podcode/podcode/internal/guard"
 	"github.com/podcode/podcode/internal/safetext"
 	"github.com/podcode/podcode/internal/server"
 	"github.com/podcode/podcode/internal/store"
@@ -104,7 +105,7 @@ type question struct {
 	id, sessionID, tool, reason string
 	args                        json.RawMessage
 	shown                       time.Time
-	// asks is an MCP server's form question ("<server> asks: <message>"),
+	// asks is a form question ("the MCP server <name> asks: <message>"),
 	// answered y (its defaults, the args) or n (declined); "" otherwise.
 	asks string
 }
@@ -413,10 +414,10 @@ func (m *model) event(ev bus.Event) tea.Cmd {
 		m.question.tool, _ = q["tool"].(string)
 		m.question.reason, _ = q["reason"].(string)
 		m.question.args, _ = json.Marshal(q["args"])
-		if f, ok := q["form"].(map[string]any); ok {
-			server, _ := f["server"].(string)
-			message, _ := f["message"].(string)
-			m.question.asks = server + " asks: " + chat.Shorten(message, 300)
+		var f struct{ Form *guard.Form }
+		raw, _ := json.Marshal(q)
+		if json.Unmarshal(raw, &f) == nil && f.Form != nil {
+			m.question.asks = f.Form.Asks(300)
 		}
 		return nil
 	}

@@ -124,6 +124,20 @@ func TestQuestions(t *testing.T) {
 	if v := plain(m.View().Content); !strings.Contains(v, "? Allow bash?  ls  (asks)\n  [y] allow  [n] deny") {
 		t.Errorf("the view:\n%s", v)
 	}
+	// A form says who asks: a plugin is not an MCP server.
+	for _, c := range []struct {
+		form map[string]any
+		want string
+	}{
+		{map[string]any{"server": "probe", "message": "Who are you?"}, "? the MCP server probe asks: Who are you?  {}\n  [y] accept these values  [n] decline"},
+		{map[string]any{"server": "audit", "plugin": true, "message": "Your token?"}, "? the plugin audit asks: Your token?  {}\n  [y] accept these values"},
+	} {
+		m.event(bus.Event{Type: "permission.asked", Properties: map[string]any{"question": map[string]any{
+			"id": "q-form", "sessionID": "s1", "tool": "x", "args": map[string]any{}, "form": c.form}}})
+		if v := plain(m.View().Content); !strings.Contains(v, c.want) {
+			t.Errorf("the form's question:\n%s\nwant %q", v, c.want)
+		}
+	}
 }
 
 // While a question waits, typing does not reach the prompt, and a y typed
