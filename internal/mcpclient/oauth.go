@@ -450,9 +450,9 @@ func (c *oauthClient) handlerConfig(redirect string, ln net.Listener, l *login) 
 // fetch is the user agent's part (step 3): it opens the authorization
 // URL and waits on the redirect URI for the redirect with the URL's state.
 func (c *oauthClient) fetch(ctx context.Context, ln net.Listener, l *login, authURL string) (*auth.AuthorizationResult, error) {
-	u, err := url.Parse(authURL)
-	if err != nil || !(u.Scheme == "https" || u.Scheme == "http" && isLoopback(u.Hostname())) || u.Host == "" {
-		return nil, fmt.Errorf("the authorization endpoint %q is not https (or http on a loopback address)", safetext.Line(chat.Shorten(authURL, 200)))
+	u, err := secureURL("the authorization endpoint", authURL)
+	if err != nil {
+		return nil, err
 	}
 	state := u.Query().Get("state")
 	if state == "" {
@@ -855,13 +855,23 @@ func parseTokenRecord(data []byte) (*tokenRecord, error) {
 	if err := dec.Decode(&rec); err != nil {
 		return nil, fmt.Errorf("not a token file: %w", err)
 	}
-	switch u, err := url.Parse(rec.TokenURL); {
-	case rec.Token == nil || rec.Token.AccessToken == "" || rec.ClientID == "":
+	if rec.Token == nil || rec.Token.AccessToken == "" || rec.ClientID == "" {
 		return nil, errors.New("it holds no token")
-	case err != nil || u.Host == "" || !(u.Scheme == "https" || u.Scheme == "http" && isLoopback(u.Hostname())):
-		return nil, fmt.Errorf("its token endpoint %q is not https (or http on a loopback address)", safetext.Line(chat.Shorten(rec.TokenURL, 200)))
+	}
+	if _, err := secureURL("its token endpoint", rec.TokenURL); err != nil {
+		return nil, err
 	}
 	return &rec, nil
+}
+
+// secureURL parses raw, the URL of what (an endpoint a token or a code
+// goes to), and refuses it unless it is https, or http on loopback.
+func secureURL(what, raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || !(u.Scheme == "https" || u.Scheme == "http" && isLoopback(u.Hostname())) {
+		return nil, fmt.Errorf("%s %q is not https (or http on a loopback address)", what, safetext.Line(chat.Shorten(raw, 200)))
+	}
+	return u, nil
 }
 
 // challengeOf is a WWW-Authenticate's Bearer error and scopes.
