@@ -53,8 +53,8 @@ var unsupported = map[string]string{
 	"WorktreeRemove":      "Podcode creates no worktrees",
 	"PreModelSwitch":      "a Podcode session keeps its model",
 	"PostModelSwitch":     "a Podcode session keeps its model",
-	"Elicitation":         "Podcode has no MCP elicitation",
-	"ElicitationResult":   "Podcode has no MCP elicitation",
+	"Elicitation":         "Podcode runs no hooks on an MCP server's questions: its forms go to the person, as permission questions",
+	"ElicitationResult":   "Podcode runs no hooks on an MCP server's questions: its forms go to the person, as permission questions",
 }
 
 // PodcodeEvent returns the Podcode event a Claude Code event name maps to.
