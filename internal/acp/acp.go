@@ -95,12 +95,15 @@ type Server struct {
 	turns    sync.WaitGroup            // prompts under way
 	busy     map[string]int            // turns' prompts by session, to name those Serve leaves behind
 	grace    time.Duration             // ShutdownGrace; shorter in tests
+	// progressAfter is ProgressAfter; shorter in tests. Set before Serve.
+	progressAfter time.Duration
 }
 
 // New returns a Server over a booted app, its agent and the open store.
 func New(a *app.App, ag *agent.Agent, st *store.Store) *Server {
 	return &Server{app: a, agent: ag, store: st, log: a.Log.With("channel", Channel), ready: make(chan struct{}),
-		sessions: map[string]*session{}, mcpSpecs: map[string]mcpclient.Spec{}, busy: map[string]int{}, grace: ShutdownGrace}
+		sessions: map[string]*session{}, mcpSpecs: map[string]mcpclient.Spec{}, busy: map[string]int{}, grace: ShutdownGrace,
+		progressAfter: ProgressAfter}
 }
 
 var (

@@ -426,20 +426,22 @@ func TestCancelMidTool(t *testing.T) {
 	}
 }
 
-// A call that runs past ProgressAfter has its progress in its title (bash:
-// the bytes written so far), and its final update has the title back.
+// A call that runs past ProgressAfter (here 200 ms) has its progress in its
+// title (bash: the bytes written so far), and its final update has the
+// title back.
 func TestLongCallShowsItsProgressInItsTitle(t *testing.T) {
 	e := serve(t, apptest.Project{}, sdk.ClientCapabilities{})
+	e.srv.progressAfter = 200 * time.Millisecond
 	id := e.newSession(t)
-	if stop, err := e.prompt(t, id, `/tool bash {"command": "echo started; sleep 3"}`); err != nil || stop != sdk.StopReasonEndTurn {
+	if stop, err := e.prompt(t, id, `/tool bash {"command": "echo started; sleep 1.5"}`); err != nil || stop != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt: %v %v", stop, err)
 	}
 	got := describeAll(e.cl.take())
 	want := []string{
-		"tool_call execute pending Run echo started; sleep 3",
+		"tool_call execute pending Run echo started; sleep 1.5",
 		"tool_call_update in_progress",
-		"tool_call_update title(Run echo started; sleep 3 · 8 bytes of output)",
-		"tool_call_update completed title(Run echo started; sleep 3) text(started)",
+		"tool_call_update title(Run echo started; sleep 1.5 · 8 bytes of output)",
+		"tool_call_update completed title(Run echo started; sleep 1.5) text(started)",
 	}
 	if len(got) < 4 || strings.Join(got[:4], "\n") != strings.Join(want, "\n") {
 		t.Errorf("updates:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -37,6 +37,9 @@ func (s *Server) ask(ctx context.Context, q guard.Question, allowName, rejectNam
 	}
 	sess.mu.Lock()
 	tc := sess.calls[sess.current]
+	if tc != nil && (q.Form != nil || sub) {
+		tc.retitled = true // the question's title below is the call's until its end
+	}
 	sess.mu.Unlock()
 	var call sdk.ToolCallUpdate
 	ownCall := ""

@@ -55,6 +55,10 @@ func TestMCPFormAskedAsPermission(t *testing.T) {
 		if !strings.Contains(got, c.want) {
 			t.Errorf("updates:\n%s\nwithout %s", got, c.want)
 		}
+		// The question titled the call; its end has its own title back.
+		if !strings.Contains(got, "tool_call_update completed title(probe_ask) text(got ") {
+			t.Errorf("the call's final update does not restore its title:\n%s", got)
+		}
 		e.cl.mu.Lock()
 		asked := e.cl.asked
 		e.cl.mu.Unlock()

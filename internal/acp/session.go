@@ -15,6 +15,7 @@ import (
 	"github.com/podcode/podcode/internal/bus"
 	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/pipeline"
+	"github.com/podcode/podcode/internal/safetext"
 	"github.com/podcode/podcode/internal/tool"
 )
 
@@ -46,7 +47,8 @@ type toolCall struct {
 	since    time.Time // when it began to run (in_progress)
 	progress string    // the latest progress, not yet sent when queued
 	queued   bool      // a goroutine is about to send progress
-	shown    string    // the progress the title carries: the final update restores the title
+	shown    string    // the progress the title carries
+	retitled bool      // progress or a question changed the title: the final update restores it
 }
 
 // ProgressAfter is how long a call runs before its progress is shown:
@@ -194,25 +196,33 @@ func (s *Server) progressed(ev bus.Event) {
 	tc.progress = p.String()
 	if !tc.queued && tc.progress != tc.shown {
 		tc.queued = true
-		go s.sendProgress(sess, id, time.Until(tc.since.Add(ProgressAfter)))
+		go s.sendProgress(sess, id, time.Until(tc.since.Add(s.progressAfter)))
 	}
 }
 
 // sendProgress sends the call's latest progress after wait, unless it has
-// ended by then.
+// ended by then, or Serve is ending (nothing is written after it returns).
 func (s *Server) sendProgress(sess *session, id string, wait time.Duration) {
 	if wait > 0 {
 		time.Sleep(wait)
 	}
 	sess.sending.Lock()
 	defer sess.sending.Unlock()
+	s.mu.Lock()
+	closing := s.closing
+	s.mu.Unlock()
 	sess.mu.Lock()
 	tc := sess.calls[id]
 	var title string
-	send := tc != nil && tc.progress != tc.shown
+	send := !closing && tc != nil && tc.progress != tc.shown
 	if tc != nil {
-		tc.queued, tc.shown = false, tc.progress
-		title = tc.title + " · " + tc.progress
+		tc.queued = false
+	}
+	if send {
+		tc.shown, tc.retitled = tc.progress, true
+		// The message is a plugin's or an MCP server's: no control
+		// characters reach the editor.
+		title = tc.title + " · " + safetext.Line(tc.progress)
 	}
 	sess.mu.Unlock()
 	if send {
@@ -270,7 +280,7 @@ func (s *Server) finish(sess *session, c chat.ToolCall, res *chat.Result) {
 		return
 	}
 	opts := []sdk.ToolCallUpdateOpt{sdk.WithUpdateStatus(status), sdk.WithUpdateContent(content)}
-	if tc.shown != "" {
+	if tc.retitled {
 		opts = append(opts, sdk.WithUpdateTitle(tc.title))
 	}
 	s.update(sess.id, sdk.UpdateToolCall(sdk.ToolCallId(c.ID), opts...))
