@@ -7,7 +7,9 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/guard"
+	"github.com/podcode/podcode/internal/safetext"
 	"github.com/podcode/podcode/internal/store"
 )
 
@@ -37,7 +39,11 @@ func (s *Server) ask(ctx context.Context, q guard.Question, allowName, rejectNam
 	}
 	sess.mu.Lock()
 	tc := sess.calls[sess.current]
-	if tc != nil && (q.Form != nil || sub) {
+	// A question that comes while the call runs is not the call's own
+	// (that one is asked before it runs): the call asks it (an MCP
+	// server's page to open, its sampling), and what it asks is the reason.
+	during := tc != nil && !tc.since.IsZero() && q.Reason != ""
+	if tc != nil && (q.Form != nil || sub || during) {
 		tc.retitled = true // the question's title below is the call's until its end
 	}
 	sess.mu.Unlock()
@@ -53,8 +59,11 @@ func (s *Server) ask(ctx context.Context, q guard.Question, allowName, rejectNam
 		s.update(sess.id, sdk.StartToolCall(sdk.ToolCallId(q.ID), title, sdk.WithStartKind(sdk.ToolKindOther), sdk.WithStartStatus(sdk.ToolCallStatusPending)))
 		call = sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(q.ID), Title: sdk.Ptr(title)}
 	case q.Form != nil && tc != nil: // an MCP server's form, during the call the client knows
-		call = sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(tc.id), Title: sdk.Ptr(q.Form.Asks(200)),
-			RawInput: q.Args, Content: []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(q.Reason))}}
+		call = sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(tc.id), Title: sdk.Ptr(safetext.Line(q.Form.Asks(200))),
+			RawInput: q.Args, Content: []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(safetext.Line(q.Reason)))}}
+	case during && !sub:
+		call = sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(tc.id), Title: sdk.Ptr(safetext.Line(chat.Shorten(q.Reason, 300))),
+			RawInput: q.Args, Content: []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(safetext.Line(q.Reason)))}}
 	case tc != nil && !sub:
 		call = sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(tc.id), Title: sdk.Ptr(tc.title), Kind: sdk.Ptr(tc.kind),
 			Locations: tc.where, RawInput: q.Args, Content: preview(tc.tool, q.Args, tc.where)}

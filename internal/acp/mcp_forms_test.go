@@ -29,6 +29,13 @@ func TestMCPFormAskedAsPermission(t *testing.T) {
 		b, _ := json.Marshal(res)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "got " + string(b)}}}, nil
 	})
+	srv.AddTool(&mcp.Tool{Name: "open", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "url", URL: "https://login.example.com/sign-in", ElicitationID: "e1", Message: "Sign in."})
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "opened: " + res.Action}}}, nil
+	})
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	t.Cleanup(ts.Close)
 	e := serve(t, apptest.Project{User: map[string]any{"mcp": map[string]any{"probe": map[string]any{"type": "remote", "url": ts.URL + "/mcp"}}}},
@@ -66,5 +73,26 @@ func TestMCPFormAskedAsPermission(t *testing.T) {
 			asked[0].ToolCall.Title == nil || *asked[0].ToolCall.Title != "the MCP server probe asks: Who are you?" {
 			t.Fatalf("asked %+v", asked)
 		}
+	}
+
+	// A page to open (URL mode) is asked about on the running call, the
+	// question naming the page; allow accepts.
+	e.cl.mu.Lock()
+	e.cl.asked = nil
+	e.cl.answer = func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected("allow")}, nil
+	}
+	e.cl.mu.Unlock()
+	if stop, err := e.prompt(t, id, `/tool probe_open {}`); err != nil || stop != sdk.StopReasonEndTurn {
+		t.Fatalf("%v %v", stop, err)
+	}
+	got := strings.Join(describeAll(e.cl.take()), "\n")
+	e.cl.mu.Lock()
+	asked := e.cl.asked
+	e.cl.mu.Unlock()
+	if len(asked) != 1 || asked[0].ToolCall.Title == nil ||
+		!strings.HasPrefix(*asked[0].ToolCall.Title, "the MCP server probe asks you to open a page of login.example.com: Sign in. (yes: you open https://login.example.com/sign-in yourself") ||
+		!strings.Contains(got, "tool_call_update completed title(probe_open) text(opened: accept)") {
+		t.Fatalf("asked %+v; updates:\n%s", asked, got)
 	}
 }

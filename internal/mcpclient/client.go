@@ -357,15 +357,16 @@ func (s *Server) connect(life context.Context) (*conn, error) {
 	promptsChanged := s.coalesce(ctx, func() { s.relistOffers(ctx, true, false) })
 	resourcesChanged := s.coalesce(ctx, func() { s.relistOffers(ctx, false, true) })
 	client := sdk.NewClient(&sdk.Implementation{Name: "podcode", Version: version.App()}, &sdk.ClientOptions{
-		// Forms only (a URL-mode elicitation is declined); roots without
+		// Forms and URLs (mcp_elicit.go); roots without
 		// listChanged (mcp_roots.go); sampling as CreateMessageHandler
 		// infers it. Roots, sampling and logging are deprecated from
 		// protocol 2026-07-28 (SEP-2577), not removed: servers of
 		// 2025-11-25 and before use them.
 		//lint:ignore SA1019 see above
 		Capabilities: &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{},
-			Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}}},
-		ElicitationHandler: s.elicit,
+			Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}},
+		ElicitationHandler:         s.elicit,
+		ElicitationCompleteHandler: s.elicitationComplete,
 		//lint:ignore SA1019 see above
 		CreateMessageHandler:        s.sample,
 		ProgressNotificationHandler: s.progress,

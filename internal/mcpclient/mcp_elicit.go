@@ -2,21 +2,24 @@ package mcpclient
 
 import (
 	"context"
+	"fmt"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/podcode/podcode/internal/chat"
 	"github.com/podcode/podcode/internal/guard"
+	"github.com/podcode/podcode/internal/safetext"
 )
 
 // elicit answers elicitation/create. A form goes to whoever answers the
 // permission questions of the session whose call to this server is in
 // flight (Options.Ask: the web page and the API show the form, a yes/no
 // asker accepts the defaults or declines); the values are completed with
-// the schema's defaults and checked against it before they are sent. It
-// declines, saying why in the log: a URL-mode request (Podcode advertises
-// forms only), a form Podcode cannot show (guard.DecodeForm), no call in flight
-// or nobody to ask, and an answer that does not fit the form.
+// the schema's defaults and checked against it before they are sent. A
+// URL goes to the same person as a yes/no question (elicitURL). It
+// declines, saying why in the log: a form Podcode cannot show
+// (guard.DecodeForm), a URL it will not show, no call in flight or nobody
+// to ask, and an answer that does not fit the form.
 func (s *Server) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 	p := req.Params
 	decline := &sdk.ElicitResult{Action: guard.Decline}
@@ -24,8 +27,7 @@ func (s *Server) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 		return decline, nil
 	}
 	if p.Mode == "url" {
-		s.log.Info("mcp: the server asked the user to open a URL (elicitation in URL mode), which Podcode does not do: declined")
-		return decline, nil
+		return s.elicitURL(ctx, p)
 	}
 	form, err := guard.DecodeForm(s.spec.Name, p.Message, p.RequestedSchema)
 	if err != nil {
@@ -64,4 +66,66 @@ func (s *Server) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 	}
 	log.Info("mcp: the user declined the server's form")
 	return decline, nil
+}
+
+// MaxElicitURL bounds the URL of an elicitation in URL mode, in bytes.
+const MaxElicitURL = 2048
+
+// elicitURL answers an elicitation in URL mode: the server wants the user
+// to open a page of its (a sign-in, a payment) outside Podcode. The person
+// who answers the session's questions is asked, as a yes/no question
+// naming the server, the page's host and the whole URL; yes is accept
+// (they open it themselves: Podcode never opens or fetches it, on the
+// server's machine or elsewhere), no declines. The URL must be https (or
+// http on loopback), without user:password, at most MaxElicitURL bytes;
+// otherwise, and with no call in flight or nobody to ask, it declines.
+func (s *Server) elicitURL(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
+	decline := &sdk.ElicitResult{Action: guard.Decline}
+	u, err := secureURL("the page", p.URL)
+	if err == nil && u.User != nil {
+		err = fmt.Errorf("the page %q carries a user name or password", safetext.Line(chat.Shorten(p.URL, 200)))
+	}
+	if err == nil && len(p.URL) > MaxElicitURL {
+		err = fmt.Errorf("the page's URL is %d bytes, more than %d", len(p.URL), MaxElicitURL)
+	}
+	if err != nil {
+		s.log.Warn("mcp: the server asked the user to open a page Podcode will not show: declined", "error", err.Error())
+		return decline, nil
+	}
+	actx, call, done := s.onBehalf(ctx)
+	defer done()
+	if call == nil || s.set.opts.Ask == nil {
+		s.log.Info("mcp: the server asked the user to open a page with no call of its in flight, so nobody to ask: declined", "host", u.Host)
+		return decline, nil
+	}
+	q := guard.Question{ID: chat.NewID("perm"), SessionID: chat.ScopeFrom(actx).SessionID, Tool: call.tool,
+		Args: map[string]any{"server": s.spec.Name, "url": u.String()},
+		Reason: fmt.Sprintf("the MCP server %s asks you to open a page of %s: %s (yes: you open %s yourself, Podcode does not; no declines)",
+			s.spec.Name, u.Host, chat.Shorten(p.Message, 300), u.String())}
+	log := s.log.With("tool", call.tool, "session", q.SessionID, "question", q.ID, "host", u.Host, "elicitation", p.ElicitationID)
+	log.Info("mcp: the server asks the user to open a page")
+	ans, err := s.set.opts.Ask(actx, q)
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case err != nil:
+		log.Info("mcp: the server's question got no answer: declined", "error", err.Error())
+		return decline, nil
+	case ans.Action == guard.Accept:
+		log.Info("mcp: the user agreed to open the server's page")
+		return &sdk.ElicitResult{Action: guard.Accept}, nil
+	case ans.Action == guard.Cancel:
+		log.Info("mcp: the user dismissed the server's page")
+		return &sdk.ElicitResult{Action: guard.Cancel}, nil
+	}
+	log.Info("mcp: the user declined to open the server's page")
+	return decline, nil
+}
+
+// elicitationComplete is the server's word that a page it asked the user
+// to open (elicitURL) was completed: logged.
+func (s *Server) elicitationComplete(_ context.Context, req *sdk.ElicitationCompleteNotificationRequest) {
+	if req.Params != nil {
+		s.log.Info("mcp: the server says the page the user opened is done", "elicitation", safetext.Line(chat.Shorten(req.Params.ElicitationID, 200)))
+	}
 }

@@ -57,6 +57,19 @@ func questionServer(t *testing.T, release <-chan struct{}) string {
 		out, _ := json.Marshal(res)
 		return text(string(out)), nil
 	})
+	srv.AddTool(&sdk.Tool{Name: "open", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		var args struct{ URL string }
+		json.Unmarshal(req.Params.Arguments, &args)
+		res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Mode: "url", URL: args.URL, ElicitationID: "el-1", Message: "Sign in to Example."})
+		if err != nil {
+			return nil, err
+		}
+		if res.Action == "accept" { // the page was visited: the server says so
+			req.Session.NotifyElicitationComplete(ctx, &sdk.ElicitationCompleteParams{ElicitationID: "el-1"})
+		}
+		out, _ := json.Marshal(res)
+		return text(string(out)), nil
+	})
 	srv.AddTool(&sdk.Tool{Name: "sample", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		res, err := req.Session.CreateMessage(ctx, &sdk.CreateMessageParams{MaxTokens: 1 << 20, SystemPrompt: "Be brief.",
 			Messages: []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: "Name a colour.\nJust one."}},
@@ -264,7 +277,7 @@ func TestElicitationDeclinedWithoutSomeoneToAsk(t *testing.T) {
 		log    string
 	}{
 		{&sdk.ElicitParams{Message: "hi", RequestedSchema: sep1034Schema()}, "no call of its in flight"},
-		{&sdk.ElicitParams{Mode: "url", URL: "https://example.com/login", ElicitationID: "e1", Message: "log in"}, "URL mode"},
+		{&sdk.ElicitParams{Mode: "url", URL: "https://example.com/login", ElicitationID: "e1", Message: "log in"}, "open a page with no call of its in flight"},
 		{&sdk.ElicitParams{Message: "hi", RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{
 			"nested": map[string]any{"type": "object"}}}}, "a form Podcode cannot show"},
 	} {
@@ -273,6 +286,52 @@ func TestElicitationDeclinedWithoutSomeoneToAsk(t *testing.T) {
 			t.Errorf("%+v: %+v %v", c.params, res, err)
 		}
 		rec.Require(t, c.log, "mcp_server=quiet")
+	}
+}
+
+// An elicitation in URL mode is a yes/no question to the session's person
+// naming the server, the page's host and the whole URL (Podcode opens
+// nothing): yes accepts, no declines. A page that is not https (or http on
+// loopback), carries a password or is too long is declined unasked.
+func TestElicitationURLMode(t *testing.T) {
+	asker := &yesNo{answer: true}
+	reg, logs := startQuestions(t, Options{Ask: guardWith(asker).AskForm}, "")
+	const page = "https://login.example.com/authorize?state=abc"
+	if out := run(t, session(), reg, "probe_open", map[string]any{"url": page}); out != `{"action":"accept"}` {
+		t.Fatalf("after a yes the server got %s", out)
+	}
+	if len(asker.asked) != 1 {
+		t.Fatalf("asked %d questions", len(asker.asked))
+	}
+	q := asker.asked[0]
+	if q.SessionID != "ses_q" || q.Tool != "probe_open" || q.Form != nil || q.Args["url"] != page ||
+		!strings.Contains(q.Reason, "the MCP server probe asks you to open a page of login.example.com: Sign in to Example.") ||
+		!strings.Contains(q.Reason, "yes: you open "+page+" yourself, Podcode does not") {
+		t.Fatalf("the question: %+v", q)
+	}
+	logs.Require(t, "the user agreed to open the server's page", "host=login.example.com", "elicitation=el-1")
+	// A notification, apart from the call's answer.
+	logs.Await(t, "the server says the page the user opened is done", "elicitation=el-1")
+	asker.answer = false
+	if out := run(t, session(), reg, "probe_open", map[string]any{"url": page}); out != `{"action":"decline"}` {
+		t.Fatalf("after a no the server got %s", out)
+	}
+	for _, bad := range []string{"http://login.example.com/", "https://me:secret@login.example.com/", "javascript:alert(1)",
+		"file:///etc/passwd", "https://login.example.com/" + strings.Repeat("a", MaxElicitURL)} {
+		before := len(asker.asked)
+		if out := run(t, session(), reg, "probe_open", map[string]any{"url": bad}); out != `{"action":"decline"}` {
+			t.Errorf("%.60s: the server got %s", bad, out)
+		}
+		if len(asker.asked) != before {
+			t.Errorf("%.60s: asked", bad)
+		}
+	}
+	logs.Require(t, "a page Podcode will not show: declined", "carries a user name or password")
+	// http on loopback is a page of this machine's: asked.
+	before := len(asker.asked)
+	run(t, session(), reg, "probe_open", map[string]any{"url": "http://127.0.0.1:8080/done"})
+	if len(asker.asked) != before+1 {
+		t.Error("a loopback page was not asked about")
 	}
 }
 
