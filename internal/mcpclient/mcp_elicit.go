@@ -3,6 +3,7 @@ package mcpclient
 import (
 	"context"
 	"fmt"
+	"net/url"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -81,13 +82,7 @@ const MaxElicitURL = 2048
 // otherwise, and with no call in flight or nobody to ask, it declines.
 func (s *Server) elicitURL(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
 	decline := &sdk.ElicitResult{Action: guard.Decline}
-	u, err := secureURL("the page", p.URL)
-	if err == nil && u.User != nil {
-		err = fmt.Errorf("the page %q carries a user name or password", safetext.Line(chat.Shorten(p.URL, 200)))
-	}
-	if err == nil && len(p.URL) > MaxElicitURL {
-		err = fmt.Errorf("the page's URL is %d bytes, more than %d", len(p.URL), MaxElicitURL)
-	}
+	u, err := pageURL(p.URL)
 	if err != nil {
 		s.log.Warn("mcp: the server asked the user to open a page Podcode will not show: declined", "error", err.Error())
 		return decline, nil
@@ -120,6 +115,19 @@ func (s *Server) elicitURL(ctx context.Context, p *sdk.ElicitParams) (*sdk.Elici
 	}
 	log.Info("mcp: the user declined to open the server's page")
 	return decline, nil
+}
+
+// pageURL is the URL of a page a server asks the user to open, if
+// Podcode will show it (see elicitURL).
+func pageURL(raw string) (*url.URL, error) {
+	if len(raw) > MaxElicitURL {
+		return nil, fmt.Errorf("the page's URL is %d bytes, more than %d", len(raw), MaxElicitURL)
+	}
+	u, err := secureURL("the page", raw)
+	if err == nil && u.User != nil {
+		err = fmt.Errorf("the page %q carries a user name or password", safetext.Line(chat.Shorten(raw, 200)))
+	}
+	return u, err
 }
 
 // elicitationComplete is the server's word that a page it asked the user

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -558,4 +559,25 @@ func mustRead(path string) json.RawMessage {
 		panic(err)
 	}
 	return data
+}
+
+func FuzzPageURL(f *testing.F) {
+	for _, s := range []string{"https://login.example.com/a?b=c", "http://127.0.0.1:8/x", "http://[::1]/", "https://u:p@h/",
+		"javascript:alert(1)", "HTTPS://H/", "https:///x", "http://localhost./"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		u, err := pageURL(raw)
+		if err != nil {
+			return
+		}
+		// What is shown is what the user opens: an https page of a host,
+		// or http on loopback, with no credentials, within the bound.
+		shown := u.String()
+		v, err := url.Parse(shown)
+		if err != nil || v.Host != u.Host || u.User != nil || len(raw) > MaxElicitURL ||
+			!(u.Scheme == "https" || u.Scheme == "http" && isLoopback(u.Hostname())) || u.Host == "" {
+			t.Errorf("%q accepted as %q (%v)", raw, shown, err)
+		}
+	})
 }
