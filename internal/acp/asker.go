@@ -39,10 +39,11 @@ func (s *Server) ask(ctx context.Context, q guard.Question, allowName, rejectNam
 	}
 	sess.mu.Lock()
 	tc := sess.calls[sess.current]
-	// A question that comes while the call runs is not the call's own
-	// (that one is asked before it runs): the call asks it (an MCP
-	// server's page to open, its sampling), and what it asks is the reason.
-	during := tc != nil && !tc.since.IsZero() && q.Reason != ""
+	// A question about the call that comes while it runs is not its
+	// permission (that one is asked before it runs): the call's MCP
+	// server asks it (a page to open, its sampling), and what it asks is
+	// the reason. Another tool's question then (a plugin's process) is not.
+	during := tc != nil && !tc.since.IsZero() && q.Reason != "" && q.Tool == tc.tool
 	if tc != nil && (q.Form != nil || sub || during) {
 		tc.retitled = true // the question's title below is the call's until its end
 	}

@@ -91,7 +91,7 @@ func TestMCPFormAskedAsPermission(t *testing.T) {
 	asked := e.cl.asked
 	e.cl.mu.Unlock()
 	if len(asked) != 1 || asked[0].ToolCall.Title == nil ||
-		!strings.HasPrefix(*asked[0].ToolCall.Title, "the MCP server probe asks you to open a page of login.example.com: Sign in. (yes: you open https://login.example.com/sign-in yourself") ||
+		!strings.HasPrefix(*asked[0].ToolCall.Title, "the MCP server probe asks you to open https://login.example.com/sign-in, a page of login.example.com (yes: you open it yourself") ||
 		!strings.Contains(got, "tool_call_update completed title(probe_open) text(opened: accept)") {
 		t.Fatalf("asked %+v; updates:\n%s", asked, got)
 	}

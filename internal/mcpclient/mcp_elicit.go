@@ -95,9 +95,12 @@ func (s *Server) elicitURL(ctx context.Context, p *sdk.ElicitParams) (*sdk.Elici
 	}
 	q := guard.Question{ID: chat.NewID("perm"), SessionID: chat.ScopeFrom(actx).SessionID, Tool: call.tool,
 		Args: map[string]any{"server": s.spec.Name, "url": u.String()},
-		Reason: fmt.Sprintf("the MCP server %s asks you to open a page of %s: %s (yes: you open %s yourself, Podcode does not; no declines)",
-			s.spec.Name, u.Host, chat.Shorten(p.Message, 300), u.String())}
-	log := s.log.With("tool", call.tool, "session", q.SessionID, "question", q.ID, "host", u.Host, "elicitation", p.ElicitationID)
+		// The URL before the server's words, which are quoted: its message
+		// cannot pass for Podcode's.
+		Reason: fmt.Sprintf("the MCP server %s asks you to open %s, a page of %s (yes: you open it yourself, Podcode does not; no declines); its message: %q",
+			s.spec.Name, u.String(), u.Host, chat.Shorten(p.Message, 300))}
+	log := s.log.With("tool", call.tool, "session", q.SessionID, "question", q.ID, "host", u.Host,
+		"elicitation", safetext.Line(chat.Shorten(p.ElicitationID, 200)))
 	log.Info("mcp: the server asks the user to open a page")
 	ans, err := s.set.opts.Ask(actx, q)
 	switch {
@@ -122,6 +125,15 @@ func (s *Server) elicitURL(ctx context.Context, p *sdk.ElicitParams) (*sdk.Elici
 func pageURL(raw string) (*url.URL, error) {
 	if len(raw) > MaxElicitURL {
 		return nil, fmt.Errorf("the page's URL is %d bytes, more than %d", len(raw), MaxElicitURL)
+	}
+	// Printable ASCII only: a host in another script must come as
+	// punycode (xn--…), which shows what the browser opens, where
+	// Unicode could look like another host; and no bidi control can
+	// reorder what is shown.
+	for i := 0; i < len(raw); i++ {
+		if raw[i] <= ' ' || raw[i] >= 0x7f {
+			return nil, fmt.Errorf("the page's URL has a byte that is not printable ASCII (%#x at %d)", raw[i], i)
+		}
 	}
 	u, err := secureURL("the page", raw)
 	if err == nil && u.User != nil {

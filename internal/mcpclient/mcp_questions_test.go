@@ -306,8 +306,7 @@ func TestElicitationURLMode(t *testing.T) {
 	}
 	q := asker.asked[0]
 	if q.SessionID != "ses_q" || q.Tool != "probe_open" || q.Form != nil || q.Args["url"] != page ||
-		!strings.Contains(q.Reason, "the MCP server probe asks you to open a page of login.example.com: Sign in to Example.") ||
-		!strings.Contains(q.Reason, "yes: you open "+page+" yourself, Podcode does not") {
+		q.Reason != "the MCP server probe asks you to open "+page+", a page of login.example.com (yes: you open it yourself, Podcode does not; no declines); its message: \"Sign in to Example.\"" {
 		t.Fatalf("the question: %+v", q)
 	}
 	logs.Require(t, "the user agreed to open the server's page", "host=login.example.com", "elicitation=el-1")
@@ -318,7 +317,10 @@ func TestElicitationURLMode(t *testing.T) {
 		t.Fatalf("after a no the server got %s", out)
 	}
 	for _, bad := range []string{"http://login.example.com/", "https://me:secret@login.example.com/", "javascript:alert(1)",
-		"file:///etc/passwd", "https://login.example.com/" + strings.Repeat("a", MaxElicitURL)} {
+		"file:///etc/passwd", "https://login.example.com/" + strings.Repeat("a", MaxElicitURL),
+		"https://g\u043e\u043egle.com/login",         // Cyrillic o's: a host that looks like another
+		"https://login.example.com/?x=\u202egnp.exe", // a bidi control reorders what is shown
+		"https://login.example.com/a b"} {
 		before := len(asker.asked)
 		if out := run(t, session(), reg, "probe_open", map[string]any{"url": bad}); out != `{"action":"decline"}` {
 			t.Errorf("%.60s: the server got %s", bad, out)
@@ -563,7 +565,8 @@ func mustRead(path string) json.RawMessage {
 
 func FuzzPageURL(f *testing.F) {
 	for _, s := range []string{"https://login.example.com/a?b=c", "http://127.0.0.1:8/x", "http://[::1]/", "https://u:p@h/",
-		"javascript:alert(1)", "HTTPS://H/", "https:///x", "http://localhost./"} {
+		"javascript:alert(1)", "HTTPS://H/", "https:///x", "http://localhost./", "https://xn--ggle-55da.com/", "https://g\u043e\u043egle.com/",
+		"https://h/?q=%E2%80%AE", "https://h/" + strings.Repeat("a", MaxElicitURL)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
@@ -572,10 +575,12 @@ func FuzzPageURL(f *testing.F) {
 			return
 		}
 		// What is shown is what the user opens: an https page of a host,
-		// or http on loopback, with no credentials, within the bound.
+		// or http on loopback, with no credentials, within the bound, in
+		// printable ASCII (a Unicode host could pass for another).
 		shown := u.String()
 		v, err := url.Parse(shown)
 		if err != nil || v.Host != u.Host || u.User != nil || len(raw) > MaxElicitURL ||
+			strings.IndexFunc(raw+shown, func(r rune) bool { return r <= ' ' || r >= 0x7f }) >= 0 ||
 			!(u.Scheme == "https" || u.Scheme == "http" && isLoopback(u.Hostname())) || u.Host == "" {
 			t.Errorf("%q accepted as %q (%v)", raw, shown, err)
 		}

@@ -29,6 +29,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/podcode/podcode/internal/agent"
 	"github.com/podcode/podcode/internal/bus"
@@ -695,15 +696,17 @@ func (m *model) View() tea.View {
 	}
 	if m.question != nil {
 		q := m.question
+		// The question is wrapped, not cut at the terminal's width: who
+		// asks and what (a page's whole URL) must be seen before y.
 		if q.asks != "" {
-			b.WriteString(yellow.Render("? "+safetext.Line(q.asks)) + "  " + argsLine(q.tool, q.args) + "\n" +
+			b.WriteString(ansi.Wrap(yellow.Render("? "+safetext.Line(q.asks))+"  "+argsLine(q.tool, q.args), m.width, "") + "\n" +
 				bold.Render("  [y] accept these values  [n] decline") + dim.Render("  (the prompt waits for the answer)") + "\n")
 		} else {
 			line := yellow.Render("? Allow "+safetext.Line(q.tool)+"?") + "  " + argsLine(q.tool, q.args)
 			if q.reason != "" {
 				line += dim.Render("  (" + safetext.Line(q.reason) + ")")
 			}
-			b.WriteString(line + "\n" + bold.Render("  [y] allow  [n] deny") + dim.Render("  (the prompt waits for the answer)") + "\n")
+			b.WriteString(ansi.Wrap(line, m.width, "") + "\n" + bold.Render("  [y] allow  [n] deny") + dim.Render("  (the prompt waits for the answer)") + "\n")
 		}
 	} else if m.running && len(m.calls) == 0 {
 		b.WriteString(dim.Render(spin+" working… "+time.Since(m.started).Truncate(time.Second).String()+"  (Esc cancels)") + "\n")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/podcode/podcode/internal/bus"
 	"github.com/podcode/podcode/internal/chat"
@@ -123,6 +124,21 @@ func TestQuestions(t *testing.T) {
 	}
 	if v := plain(m.View().Content); !strings.Contains(v, "? Allow bash?  ls  (asks)\n  [y] allow  [n] deny") {
 		t.Errorf("the view:\n%s", v)
+	}
+	// A question is wrapped to the terminal's width, not cut: a page's
+	// whole URL is seen.
+	page := "https://login.example.com/authorize?client=podcode&state=" + strings.Repeat("x", 90)
+	m.event(bus.Event{Type: "permission.asked", Properties: map[string]any{"question": map[string]any{
+		"id": "q-page", "sessionID": "s1", "tool": "probe_open", "args": map[string]any{"url": page},
+		"reason": "the MCP server probe asks you to open " + page + ", a page of login.example.com"}}})
+	v := plain(m.View().Content)
+	for _, line := range strings.Split(v, "\n") {
+		if ansi.StringWidth(line) > m.width {
+			t.Errorf("a line wider than the terminal (%d): %q", m.width, line)
+		}
+	}
+	if !strings.Contains(strings.ReplaceAll(v, "\n", ""), page+", a page of") {
+		t.Errorf("the whole URL is not shown:\n%s", v)
 	}
 	// A form says who asks: a plugin is not an MCP server.
 	for _, c := range []struct {
