@@ -222,6 +222,7 @@ type Server struct {
 	check func() error
 	first chan struct{} // closed when the first start succeeded or failed
 	calls calls         // tools/call in flight (mcp_calls.go)
+	pages openPages     // pages the server asked to be opened (mcp_pages.go)
 	// sampling holds the one model call a server's sampling request runs
 	// at a time (mcp_sampling.go).
 	sampling chan struct{}

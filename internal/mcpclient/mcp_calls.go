@@ -97,7 +97,15 @@ func (s *Server) callTool(ctx context.Context, session *sdk.ClientSession, name 
 	defer done()
 	params := &sdk.CallToolParams{Name: name, Arguments: args}
 	params.SetProgressToken(call.token)
-	return session.CallTool(ctx, params)
+	res, err := session.CallTool(ctx, params)
+	// Refused until pages are opened (mcp_pages.go): sent again once.
+	if refused, perr := s.pagesFirst(ctx, err); refused {
+		if perr != nil {
+			return nil, perr
+		}
+		return session.CallTool(ctx, params)
+	}
+	return res, err
 }
 
 // onBehalf is the context a server's request is handled in: the values of

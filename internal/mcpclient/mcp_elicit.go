@@ -143,9 +143,12 @@ func pageURL(raw string) (*url.URL, error) {
 }
 
 // elicitationComplete is the server's word that a page it asked the user
-// to open (elicitURL) was completed: logged.
+// to open (elicitURL) was completed: logged, and a call waiting for it
+// (pagesFirst) goes on.
 func (s *Server) elicitationComplete(_ context.Context, req *sdk.ElicitationCompleteNotificationRequest) {
-	if req.Params != nil {
-		s.log.Info("mcp: the server says the page the user opened is done", "elicitation", safetext.Line(chat.Shorten(req.Params.ElicitationID, 200)))
+	if req.Params == nil || req.Params.ElicitationID == "" {
+		return
 	}
+	s.log.Info("mcp: the server says the page the user opened is done", "elicitation", safetext.Line(chat.Shorten(req.Params.ElicitationID, 200)))
+	s.pages.complete(req.Params.ElicitationID)
 }

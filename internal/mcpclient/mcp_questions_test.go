@@ -71,6 +71,35 @@ func questionServer(t *testing.T, release <-chan struct{}) string {
 		out, _ := json.Marshal(res)
 		return text(string(out)), nil
 	})
+	// guarded refuses the first call of each key until a page is opened
+	// (-32042), saying the page is done before its refusal (early) or
+	// 100 ms after it; it serves the next call of the key.
+	var guardedMu sync.Mutex
+	guarded := map[string]int{}
+	srv.AddTool(&sdk.Tool{Name: "guarded", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		var args struct {
+			Key   string
+			Early bool
+		}
+		json.Unmarshal(req.Params.Arguments, &args)
+		guardedMu.Lock()
+		guarded[args.Key]++
+		n := guarded[args.Key]
+		guardedMu.Unlock()
+		if n > 1 {
+			return text(fmt.Sprintf("%s served on call %d", args.Key, n)), nil
+		}
+		id := "pg-" + args.Key
+		done := func() {
+			req.Session.NotifyElicitationComplete(context.Background(), &sdk.ElicitationCompleteParams{ElicitationID: id})
+		}
+		if args.Early {
+			done()
+		} else {
+			time.AfterFunc(100*time.Millisecond, done)
+		}
+		return nil, sdk.URLElicitationRequiredError([]*sdk.ElicitParams{{Mode: "url", URL: "https://pay.example.com/checkout", ElicitationID: id, Message: "Pay first."}})
+	})
 	srv.AddTool(&sdk.Tool{Name: "sample", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		res, err := req.Session.CreateMessage(ctx, &sdk.CreateMessageParams{MaxTokens: 1 << 20, SystemPrompt: "Be brief.",
 			Messages: []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: "Name a colour.\nJust one."}},
@@ -338,6 +367,44 @@ func TestElicitationURLMode(t *testing.T) {
 	}
 }
 
+// A call the server refuses until a page is opened (-32042) has the page
+// asked about as a URL elicitation is; once it is accepted and the server
+// says it is done, the call is sent again, once. Declined, the call fails
+// saying so, and is not sent again.
+func TestCallRefusedUntilAPageIsOpened(t *testing.T) {
+	asker := &yesNo{answer: true}
+	reg, logs := startQuestions(t, Options{Ask: guardWith(asker).AskForm}, "")
+	d, ok := reg.Get("probe_guarded")
+	if !ok {
+		t.Fatal("no probe_guarded")
+	}
+	call := func(args map[string]any) (string, error) {
+		res, err := d.Execute(session(), tool.Call{SessionID: "ses_q"}, args)
+		return res.Output, err
+	}
+	// The server's word comes after the refusal, and before it.
+	for i, key := range []string{"late", "early"} {
+		out, err := call(map[string]any{"key": key, "early": key == "early"})
+		if err != nil || out != key+" served on call 2" {
+			t.Fatalf("%s: %q %v", key, out, err)
+		}
+		if len(asker.asked) != i+1 || asker.asked[i].Args["url"] != "https://pay.example.com/checkout" ||
+			!strings.Contains(asker.asked[i].Reason, `its message: "Pay first."`) {
+			t.Fatalf("%s: asked %+v", key, asker.asked)
+		}
+	}
+	logs.Require(t, "the pages the server asked to be opened are done: the call is sent again")
+
+	asker.answer = false
+	before := logs.Count("the call is sent again")
+	if out, err := call(map[string]any{"key": "declined"}); err == nil || !strings.Contains(err.Error(), "wants https://pay.example.com/checkout opened before this call, and it was not (decline)") {
+		t.Fatalf("declined: %q %v", out, err)
+	}
+	if logs.Count("the call is sent again") != before {
+		t.Error("a declined page's call was sent again")
+	}
+}
+
 // Sampling: the session's question first (consent), then the model of
 // the call's session answers through Options.Sample, maxTokens bounded,
 // images described. No is an error the server reads; the user's "deny"
@@ -585,4 +652,32 @@ func FuzzPageURL(f *testing.F) {
 			t.Errorf("%q accepted as %q (%v)", raw, shown, err)
 		}
 	})
+}
+
+// A server's word that a page is done, with nobody waiting for it yet, is
+// kept for a call that listens later, and no more than maxDonePages such
+// words are kept.
+func TestOpenPagesKeepsWordsBounded(t *testing.T) {
+	var p openPages
+	for i := range maxDonePages + 10 {
+		p.complete(fmt.Sprintf("pg-%d", i))
+	}
+	if len(p.done) != maxDonePages {
+		t.Errorf("%d words kept, want %d", len(p.done), maxDonePages)
+	}
+	ch, stop := p.listen(fmt.Sprintf("pg-%d", maxDonePages+9))
+	defer stop()
+	select {
+	case <-ch:
+	default:
+		t.Error("a word said before the call listened was lost")
+	}
+	ch2, stop2 := p.listen("pg-never")
+	defer stop2()
+	p.complete("pg-never")
+	select {
+	case <-ch2:
+	default:
+		t.Error("a listener was not told")
+	}
 }
