@@ -99,7 +99,7 @@ func (s *Server) callTool(ctx context.Context, session *sdk.ClientSession, name 
 	params.SetProgressToken(call.token)
 	res, err := session.CallTool(ctx, params)
 	// Refused until pages are opened (mcp_pages.go): sent again once.
-	if refused, perr := s.pagesFirst(ctx, err); refused {
+	if refused, perr := s.pagesFirst(ctx, call, err); refused {
 		if perr != nil {
 			return nil, perr
 		}

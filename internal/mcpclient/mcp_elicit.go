@@ -81,16 +81,26 @@ const MaxElicitURL = 2048
 // http on loopback), without user:password, at most MaxElicitURL bytes;
 // otherwise, and with no call in flight or nobody to ask, it declines.
 func (s *Server) elicitURL(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
+	actx, call, done := s.onBehalf(ctx)
+	defer done()
+	if call == nil {
+		s.log.Info("mcp: the server asked the user to open a page with no call of its in flight, so nobody to ask: declined")
+		return &sdk.ElicitResult{Action: guard.Decline}, nil
+	}
+	return s.askPage(ctx, actx, call, p)
+}
+
+// askPage asks the person of call's session about page p (see elicitURL),
+// in actx; req is the request's context (the server may give up).
+func (s *Server) askPage(req, actx context.Context, call *inflight, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
 	decline := &sdk.ElicitResult{Action: guard.Decline}
 	u, err := pageURL(p.URL)
 	if err != nil {
 		s.log.Warn("mcp: the server asked the user to open a page Podcode will not show: declined", "error", err.Error())
 		return decline, nil
 	}
-	actx, call, done := s.onBehalf(ctx)
-	defer done()
-	if call == nil || s.set.opts.Ask == nil {
-		s.log.Info("mcp: the server asked the user to open a page with no call of its in flight, so nobody to ask: declined", "host", u.Host)
+	if s.set.opts.Ask == nil {
+		s.log.Info("mcp: the server asked the user to open a page, and nobody can be asked: declined", "host", u.Host)
 		return decline, nil
 	}
 	q := guard.Question{ID: chat.NewID("perm"), SessionID: chat.ScopeFrom(actx).SessionID, Tool: call.tool,
@@ -104,8 +114,8 @@ func (s *Server) elicitURL(ctx context.Context, p *sdk.ElicitParams) (*sdk.Elici
 	log.Info("mcp: the server asks the user to open a page")
 	ans, err := s.set.opts.Ask(actx, q)
 	switch {
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
+	case req.Err() != nil:
+		return nil, req.Err()
 	case err != nil:
 		log.Info("mcp: the server's question got no answer: declined", "error", err.Error())
 		return decline, nil
@@ -146,7 +156,7 @@ func pageURL(raw string) (*url.URL, error) {
 // to open (elicitURL) was completed: logged, and a call waiting for it
 // (pagesFirst) goes on.
 func (s *Server) elicitationComplete(_ context.Context, req *sdk.ElicitationCompleteNotificationRequest) {
-	if req.Params == nil || req.Params.ElicitationID == "" {
+	if req.Params == nil || req.Params.ElicitationID == "" || len(req.Params.ElicitationID) > maxPageID {
 		return
 	}
 	s.log.Info("mcp: the server says the page the user opened is done", "elicitation", safetext.Line(chat.Shorten(req.Params.ElicitationID, 200)))

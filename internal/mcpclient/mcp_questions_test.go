@@ -78,18 +78,22 @@ func questionServer(t *testing.T, release <-chan struct{}) string {
 	guarded := map[string]int{}
 	srv.AddTool(&sdk.Tool{Name: "guarded", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		var args struct {
-			Key   string
-			Early bool
+			Key          string
+			Early        bool
+			Always, NoID bool // refuses every call; names a page without an id
 		}
 		json.Unmarshal(req.Params.Arguments, &args)
 		guardedMu.Lock()
 		guarded[args.Key]++
 		n := guarded[args.Key]
 		guardedMu.Unlock()
-		if n > 1 {
+		if n > 1 && !args.Always {
 			return text(fmt.Sprintf("%s served on call %d", args.Key, n)), nil
 		}
 		id := "pg-" + args.Key
+		if args.NoID {
+			return nil, sdk.URLElicitationRequiredError([]*sdk.ElicitParams{{Mode: "url", URL: "https://pay.example.com/checkout", Message: "Pay first."}})
+		}
 		done := func() {
 			req.Session.NotifyElicitationComplete(context.Background(), &sdk.ElicitationCompleteParams{ElicitationID: id})
 		}
@@ -395,6 +399,23 @@ func TestCallRefusedUntilAPageIsOpened(t *testing.T) {
 	}
 	logs.Require(t, "the pages the server asked to be opened are done: the call is sent again")
 
+	// A server that refuses again gets the call twice, no more: its
+	// second refusal is the call's error.
+	if out, err := call(map[string]any{"key": "always", "always": true}); err == nil || !strings.Contains(err.Error(), "URL elicitation required") {
+		t.Fatalf("refused twice: %q %v", out, err)
+	}
+	if n := logs.Count("the call is sent again"); n != 3 {
+		t.Errorf("sent again %d times in all, want 3", n)
+	}
+	// A page without an id cannot be waited for: the call fails unasked.
+	asked := len(asker.asked)
+	if out, err := call(map[string]any{"key": "noid", "noid": true}); err == nil || !strings.Contains(err.Error(), "named one that is not a page with an id") {
+		t.Fatalf("a page without an id: %q %v", out, err)
+	}
+	if len(asker.asked) != asked {
+		t.Error("a page without an id was asked about")
+	}
+
 	asker.answer = false
 	before := logs.Count("the call is sent again")
 	if out, err := call(map[string]any{"key": "declined"}); err == nil || !strings.Contains(err.Error(), "wants https://pay.example.com/checkout opened before this call, and it was not (decline)") {
@@ -655,8 +676,8 @@ func FuzzPageURL(f *testing.F) {
 }
 
 // A server's word that a page is done, with nobody waiting for it yet, is
-// kept for a call that listens later, and no more than maxDonePages such
-// words are kept.
+// kept for a call that listens within doneFor, and no more than
+// maxDonePages such words are kept; every call waiting on an id hears it.
 func TestOpenPagesKeepsWordsBounded(t *testing.T) {
 	var p openPages
 	for i := range maxDonePages + 10 {
@@ -672,12 +693,27 @@ func TestOpenPagesKeepsWordsBounded(t *testing.T) {
 	default:
 		t.Error("a word said before the call listened was lost")
 	}
-	ch2, stop2 := p.listen("pg-never")
-	defer stop2()
-	p.complete("pg-never")
+	a, stopA := p.listen("pg-shared")
+	b, stopB := p.listen("pg-shared")
+	stopA() // one call gives up: the other still hears
+	p.complete("pg-shared")
 	select {
-	case <-ch2:
+	case <-b:
 	default:
-		t.Error("a listener was not told")
+		t.Error("a call waiting on an id another stopped waiting on was not told")
+	}
+	stopB()
+	select {
+	case <-a:
+		t.Error("a call that stopped listening was told")
+	default:
+	}
+	p.done["pg-old"] = time.Now().Add(-doneFor)
+	old, stopOld := p.listen("pg-old")
+	defer stopOld()
+	select {
+	case <-old:
+		t.Error("a word older than doneFor was taken")
+	default:
 	}
 }
