@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -94,5 +95,33 @@ func TestMCPFormAskedAsPermission(t *testing.T) {
 		!strings.HasPrefix(*asked[0].ToolCall.Title, "the MCP server probe asks you to open https://login.example.com/sign-in, a page of login.example.com (yes: you open it yourself") ||
 		!strings.Contains(got, "tool_call_update completed title(probe_open) text(opened: accept)") {
 		t.Fatalf("asked %+v; updates:\n%s", asked, got)
+	}
+}
+
+// A question another tool asks while a call runs (a plugin's process,
+// under a "plugin_exec": "ask" rule) is about that process: it does not
+// take the running call's title as an MCP server's question does.
+func TestPluginProcessQuestionKeepsTheCallsTitle(t *testing.T) {
+	const runner = `import cp from "node:child_process"
+export default { id: "runner", server: () => ({ tool: () => [{
+  id: "run", description: "run a command", parameters: { type: "object", properties: {} },
+  async execute() { return { title: "ran", output: await new Promise((res, rej) => cp.exec("echo from-plugin", (e, out) => e ? rej(e) : res(out))) } },
+}] }) }`
+	e := serve(t, apptest.Project{User: map[string]any{"permission": map[string]any{"plugin_exec": "ask"}},
+		Files: map[string]string{".podcode/plugins/runner.js": runner}}, sdk.ClientCapabilities{})
+	id := e.newSession(t)
+	if stop, err := e.prompt(t, id, `/tool run {}`); err != nil || stop != sdk.StopReasonEndTurn {
+		t.Fatalf("%v %v", stop, err)
+	}
+	got := strings.Join(describeAll(e.cl.take()), "\n")
+	e.cl.mu.Lock()
+	asked := e.cl.asked
+	e.cl.mu.Unlock()
+	if len(asked) != 1 || asked[0].ToolCall.Title == nil || *asked[0].ToolCall.Title != "run" ||
+		!strings.Contains(fmt.Sprint(asked[0].ToolCall.RawInput), "echo from-plugin") {
+		t.Fatalf("asked %+v", asked)
+	}
+	if !strings.Contains(got, "tool_call_update completed text(from-plugin)") || strings.Contains(got, "title(") {
+		t.Errorf("updates:\n%s", got)
 	}
 }
