@@ -131,6 +131,30 @@ func (c *client) waitFor(what string, ok func(sdk.SessionNotification) bool) {
 	}
 }
 
+// waitForText waits until a message chunk of the agent's holds text.
+func (c *client) waitForText(what, text string) {
+	c.t.Helper()
+	c.waitFor(what, func(n sdk.SessionNotification) bool {
+		u := n.Update.AgentMessageChunk
+		return u != nil && u.Content.Text != nil && strings.Contains(u.Content.Text.Text, text)
+	})
+}
+
+// commands waits for the commands announced to session id
+// (available_commands_update) and returns them.
+func (e *env) commands(t testing.TB, id string) []sdk.AvailableCommand {
+	t.Helper()
+	var got []sdk.AvailableCommand
+	e.cl.waitFor("available_commands_update", func(n sdk.SessionNotification) bool {
+		if u := n.Update.AvailableCommandsUpdate; u != nil && string(n.SessionId) == id {
+			got = u.AvailableCommands
+			return true
+		}
+		return false
+	})
+	return got
+}
+
 // env is a served project and a connected client.
 type env struct {
 	dir    string
@@ -852,14 +876,7 @@ func TestSlashCommandsAreAnnounced(t *testing.T) {
 		".claude/commands/hello.md": "---\ndescription: say hello\nargument-hint: <name>\n---\nHello $ARGUMENTS\n",
 	}}, sdk.ClientCapabilities{})
 	id := e.newSession(t)
-	var got []sdk.AvailableCommand
-	e.cl.waitFor("available_commands_update", func(n sdk.SessionNotification) bool {
-		if u := n.Update.AvailableCommandsUpdate; u != nil && string(n.SessionId) == id {
-			got = u.AvailableCommands
-			return true
-		}
-		return false
-	})
+	got := e.commands(t, id)
 	if len(got) != 1 || got[0].Name != "hello" || got[0].Description != "say hello" || got[0].Input == nil ||
 		got[0].Input.Unstructured == nil || got[0].Input.Unstructured.Hint != "<name>" {
 		t.Errorf("commands announced: %+v", got)
@@ -867,34 +884,18 @@ func TestSlashCommandsAreAnnounced(t *testing.T) {
 	if _, err := e.prompt(t, id, "/hello editor"); err != nil {
 		t.Fatal(err)
 	}
-	e.cl.waitFor("the command's answer", func(n sdk.SessionNotification) bool {
-		u := n.Update.AgentMessageChunk
-		return u != nil && u.Content.Text != nil && strings.Contains(u.Content.Text.Text, "You said: Hello editor")
-	})
+	e.cl.waitForText("the command's answer", "You said: Hello editor")
 }
 
 // The prompts of the editor's MCP servers are slash commands too: each
 // announced as /mcp__<server>__<prompt> with its arguments, and a prompt
 // runs one.
 func TestEditorsMCPPromptsAreAnnounced(t *testing.T) {
-	everything, err := filepath.Abs(filepath.Join("..", "mcpclient", "testdata", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(everything); err != nil {
-		t.Fatalf("the MCP test servers are not installed (scripts/test runs npm ci in internal/mcpclient/testdata): %v", err)
-	}
+	everything := apptest.EverythingScript(t)
 	e := serve(t, apptest.Project{}, sdk.ClientCapabilities{})
 	server := sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: "everything", Command: "node", Args: []string{everything, "stdio"}, Env: []sdk.EnvVariable{}}}
 	id := e.newSession(t, server)
-	var got []sdk.AvailableCommand
-	e.cl.waitFor("available_commands_update", func(n sdk.SessionNotification) bool {
-		if u := n.Update.AvailableCommandsUpdate; u != nil && string(n.SessionId) == id {
-			got = u.AvailableCommands
-			return true
-		}
-		return false
-	})
+	got := e.commands(t, id)
 	i := slices.IndexFunc(got, func(c sdk.AvailableCommand) bool { return c.Name == "mcp__everything__args-prompt" })
 	if i < 0 || got[i].Input == nil || got[i].Input.Unstructured == nil || got[i].Input.Unstructured.Hint != "<city> [state]" {
 		t.Fatalf("commands announced: %+v", got)
@@ -902,8 +903,5 @@ func TestEditorsMCPPromptsAreAnnounced(t *testing.T) {
 	if _, err := e.prompt(t, id, "/mcp__everything__args-prompt Paris"); err != nil {
 		t.Fatal(err)
 	}
-	e.cl.waitFor("the prompt's answer", func(n sdk.SessionNotification) bool {
-		u := n.Update.AgentMessageChunk
-		return u != nil && u.Content.Text != nil && strings.Contains(u.Content.Text.Text, "What's weather in Paris?")
-	})
+	e.cl.waitForText("the prompt's answer", "What's weather in Paris?")
 }

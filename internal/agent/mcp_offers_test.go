@@ -22,12 +22,7 @@ import (
 // declares it.
 func everythingServer(t *testing.T) map[string]any {
 	t.Helper()
-	apptest.RequireNodeModules(t, "../mcpclient/testdata", "@modelcontextprotocol/server-everything")
-	script, err := filepath.Abs("../mcpclient/testdata/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return map[string]any{"type": "local", "command": []string{"node", script, "stdio"}, "timeout": 60000}
+	return map[string]any{"type": "local", "command": []string{"node", apptest.EverythingScript(t), "stdio"}, "timeout": 60000}
 }
 
 // An MCP server's prompt is the slash command /mcp__<server>__<prompt>:

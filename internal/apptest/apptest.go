@@ -150,6 +150,21 @@ func RequireNodeModules(t testing.TB, dir string, packages ...string) {
 	}
 }
 
+// EverythingScript is the absolute path of the MCP project's example
+// server of every feature (run: node <it> stdio), installed in package
+// mcpclient's testdata, for a test of a package beside it under internal/;
+// t fails, saying what to run, when it is not installed.
+func EverythingScript(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join("..", "mcpclient", "testdata")
+	RequireNodeModules(t, dir, "@modelcontextprotocol/server-everything")
+	script, err := filepath.Abs(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return script
+}
+
 // LinkNodeModules makes the npm packages installed in the calling
 // package's testdata folder the project dir's, as a project that installed
 // them would have them.

@@ -94,28 +94,14 @@ func bootProject(t testing.TB) (*app.App, *payloads) {
 }
 
 // connect serves s on an in-memory transport and returns a connected
-// client session; changed receives a value per tools/list_changed.
+// client session (the SDK's default protocol); changed receives a value
+// per tools/list_changed.
 func connect(t testing.TB, s *Server) (*mcp.ClientSession, chan struct{}) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	ct, st := mcp.NewInMemoryTransports()
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, st) }()
 	changed := make(chan struct{}, 8)
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{
+	cs := dialProtocol(t, s, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	})
-	cs, err := client.Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
+	}, "")
 	return cs, changed
 }
 

@@ -28,12 +28,24 @@ import (
 // stream: TestSubscriptionsListen).
 func dial(t testing.TB, s *Server, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
+	return dialProtocol(t, s, opts, "2025-11-25")
+}
+
+// dialProtocol is dial on protocol ("" for the SDK's default), the
+// session closed and Serve's end checked when the test ends.
+func dialProtocol(t testing.TB, s *Server, opts *mcp.ClientOptions, protocol string) *mcp.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ct, st := mcp.NewInMemoryTransports()
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ctx, st) }()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	var so *mcp.ClientSessionOptions
+	if protocol != "" {
+		so = &mcp.ClientSessionOptions{ProtocolVersion: protocol}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts).Connect(ctx, ct, so)
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
